@@ -1,0 +1,3 @@
+//! sim-core
+pub mod rng;
+pub mod time;

@@ -1,0 +1,3 @@
+//! One module per `dsim` subcommand.
+
+pub mod ring;

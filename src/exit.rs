@@ -1,0 +1,73 @@
+//! Exit codes and the one error type every command returns.
+//!
+//! The codes are part of dsim's contract with scripts and graders: 0 ok; 1 a violation, a failed
+//! expectation, a replay mismatch or a difference found; 2 bad input or usage; 3 a bug inside
+//! dsim or a panicking actor. Commands return `Result<Outcome, CliError>` and `main` maps them.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// Everything went as expected.
+pub const OK: u8 = 0;
+/// The run found what it was looking for: a violation, a failed expectation, a difference.
+pub const FAILED: u8 = 1;
+/// The input or the command line is wrong; the message says how to fix it.
+pub const BAD_INPUT: u8 = 2;
+/// A bug: a panicking actor or a broken kernel invariant.
+pub const BUG: u8 = 3;
+
+/// An error that ends a command, with the exit code it maps to.
+#[derive(Debug)]
+pub struct CliError {
+    /// One of [`FAILED`], [`BAD_INPUT`], [`BUG`].
+    pub code: u8,
+    /// What went wrong and how to fix it, already formatted for a person.
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input or usage (exit 2).
+    pub fn bad_input(message: impl Into<String>) -> CliError {
+        CliError {
+            code: BAD_INPUT,
+            message: message.into(),
+        }
+    }
+    /// A failed check (exit 1).
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            code: FAILED,
+            message: message.into(),
+        }
+    }
+    /// A bug in dsim or an actor (exit 3).
+    pub fn bug(message: impl Into<String>) -> CliError {
+        CliError {
+            code: BUG,
+            message: message.into(),
+        }
+    }
+    /// An I/O error on `path`, which is the user's to fix (exit 2).
+    pub fn io(path: &std::path::Path, err: std::io::Error) -> CliError {
+        CliError::bad_input(format!("{}: {err}", path.display()))
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Maps a command's result to the process exit code, printing the error if any.
+pub fn finish(result: Result<u8, CliError>) -> ExitCode {
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if !e.message.is_empty() {
+                eprintln!("error: {}", e.message);
+            }
+            ExitCode::from(e.code)
+        }
+    }
+}
