@@ -1,0 +1,117 @@
+//! Invariants: stateful checkers that read trace records, online or offline.
+//!
+//! A checker sees exactly what a trace file holds (records, notes included), never an actor's
+//! private state; state a checker needs is published by the protocol as notes. So `dsim check`
+//! re-runs the very same checkers over a file a student hands in. A violation is a value, with
+//! the step and time where it was found, so the runner can print how to replay it.
+
+use crate::actor::Actor;
+use crate::time::Instant;
+use crate::trace::Record;
+use dyn_clone::DynClone;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// A property every run must keep. Stateful, so it can remember history (who led which term).
+pub trait Invariant<A: Actor>: DynClone + Debug {
+    /// A short claim-like name: "agreement", "at-most-one-leader-per-term".
+    fn name(&self) -> &'static str;
+    /// Reads one record; `Err` explains in words what went wrong.
+    fn observe(&mut self, record: &Record<A>) -> Result<(), String>;
+    /// Called once when the run ends, for properties of the whole run (liveness bounds).
+    fn finish(&mut self, end: Instant) -> Result<(), String> {
+        let _ = end;
+        Ok(())
+    }
+}
+
+dyn_clone::clone_trait_object!(<A> Invariant<A> where A: Actor);
+
+/// An invariant that failed, where and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The invariant's name.
+    pub invariant: String,
+    /// What went wrong, in words.
+    pub message: String,
+    /// The step whose record broke it (the last step for end-of-run checks).
+    pub step: u64,
+    /// The time of that step.
+    pub time: Instant,
+}
+
+/// A set of invariants run in a fixed order over a stream of records.
+#[derive(Clone, Debug)]
+pub struct Checker<A: Actor> {
+    invariants: Vec<Box<dyn Invariant<A>>>,
+    violations: Vec<Violation>,
+    last: (u64, Instant),
+}
+
+impl<A: Actor> Default for Checker<A> {
+    fn default() -> Self {
+        Checker {
+            invariants: Vec::new(),
+            violations: Vec::new(),
+            last: (0, Instant::ZERO),
+        }
+    }
+}
+
+impl<A: Actor> Checker<A> {
+    /// A checker running `invariants` in this order.
+    pub fn new(invariants: Vec<Box<dyn Invariant<A>>>) -> Self {
+        Checker {
+            invariants,
+            ..Checker::default()
+        }
+    }
+
+    /// Adds an invariant after the others.
+    pub fn push(&mut self, invariant: Box<dyn Invariant<A>>) {
+        self.invariants.push(invariant);
+    }
+
+    /// Whether no invariant is installed.
+    pub fn is_empty(&self) -> bool {
+        self.invariants.is_empty()
+    }
+
+    /// Feeds one record to every invariant; returns the violations it caused.
+    pub fn observe(&mut self, record: &Record<A>) -> &[Violation] {
+        let before = self.violations.len();
+        self.last = (record.step, record.time);
+        for inv in &mut self.invariants {
+            if let Err(message) = inv.observe(record) {
+                self.violations.push(Violation {
+                    invariant: inv.name().to_string(),
+                    message,
+                    step: record.step,
+                    time: record.time,
+                });
+            }
+        }
+        &self.violations[before..]
+    }
+
+    /// Runs every end-of-run check; returns the violations they found.
+    pub fn finish(&mut self, end: Instant) -> &[Violation] {
+        let before = self.violations.len();
+        for inv in &mut self.invariants {
+            if let Err(message) = inv.finish(end) {
+                self.violations.push(Violation {
+                    invariant: inv.name().to_string(),
+                    message,
+                    step: self.last.0,
+                    time: end,
+                });
+            }
+        }
+        &self.violations[before..]
+    }
+
+    /// Every violation found so far, in order.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+}

@@ -1,0 +1,153 @@
+//! The one source of every random network decision: lose, duplicate, how long.
+//!
+//! By default decisions come from the run's network stream. A search replaces that stream by a
+//! scripted list of [`Decision`]s and shrinks the list; a recording of a random run gives the list
+//! to start from. A script that runs out, or whose next entry is of another sort than the one
+//! asked for (the schedule changed under shrinking), answers with the healthy default: no loss,
+//! no duplicate, the shortest latency. Shrinking therefore always moves toward a calmer network.
+
+use crate::rng::{Ratio, SimRng};
+use serde::{Deserialize, Serialize};
+
+/// One network decision, as recorded or scripted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Decision {
+    /// Whether a packet was lost to the link's loss probability.
+    Lose(bool),
+    /// Whether a packet was duplicated by the link.
+    Duplicate(bool),
+    /// The latency drawn, as an offset in nanoseconds above the link's minimum.
+    Latency(u64),
+}
+
+/// Where network decisions come from.
+#[derive(Clone, Debug)]
+pub struct Decider {
+    source: Source,
+    /// Every decision taken, when recording.
+    recorded: Option<Vec<Decision>>,
+}
+
+#[derive(Clone, Debug)]
+enum Source {
+    Random(SimRng),
+    Scripted { script: Vec<Decision>, next: usize },
+}
+
+impl Decider {
+    /// Decisions drawn from `rng` (the run's network stream).
+    pub fn random(rng: SimRng) -> Decider {
+        Decider {
+            source: Source::Random(rng),
+            recorded: None,
+        }
+    }
+
+    /// Decisions read from `script` in order; past its end, the healthy default.
+    pub fn scripted(script: Vec<Decision>) -> Decider {
+        Decider {
+            source: Source::Scripted { script, next: 0 },
+            recorded: None,
+        }
+    }
+
+    /// Starts keeping every decision taken, for a search to replay and shrink.
+    pub fn record(&mut self) {
+        self.recorded = Some(Vec::new());
+    }
+
+    /// The decisions taken since [`Decider::record`].
+    pub fn recorded(&self) -> &[Decision] {
+        self.recorded.as_deref().unwrap_or(&[])
+    }
+
+    fn scripted_next(&mut self) -> Option<Decision> {
+        match &mut self.source {
+            Source::Scripted { script, next } => {
+                let d = script.get(*next).copied();
+                *next += 1;
+                d
+            }
+            Source::Random(_) => None,
+        }
+    }
+
+    fn keep(&mut self, d: Decision) {
+        if let Some(log) = &mut self.recorded {
+            log.push(d);
+        }
+    }
+
+    /// Whether to lose a packet on a link whose loss probability is `p` (not asked when `p` is 0).
+    pub fn lose(&mut self, p: Ratio) -> bool {
+        let lost = match &mut self.source {
+            Source::Random(rng) => rng.chance(p),
+            Source::Scripted { .. } => matches!(self.scripted_next(), Some(Decision::Lose(true))),
+        };
+        self.keep(Decision::Lose(lost));
+        lost
+    }
+
+    /// Whether to duplicate a packet on a link whose duplication probability is `p`.
+    pub fn duplicate(&mut self, p: Ratio) -> bool {
+        let dup = match &mut self.source {
+            Source::Random(rng) => rng.chance(p),
+            Source::Scripted { .. } => {
+                matches!(self.scripted_next(), Some(Decision::Duplicate(true)))
+            }
+        };
+        self.keep(Decision::Duplicate(dup));
+        dup
+    }
+
+    /// An offset in `[0, span]` above a latency minimum, drawn by `draw` when random.
+    pub fn latency_offset(&mut self, span: u64, draw: impl FnOnce(&mut SimRng) -> u64) -> u64 {
+        let offset = match &mut self.source {
+            Source::Random(rng) => draw(rng),
+            Source::Scripted { .. } => match self.scripted_next() {
+                Some(Decision::Latency(ns)) => ns.min(span),
+                _ => 0,
+            },
+        };
+        self.keep(Decision::Latency(offset));
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Stream;
+
+    /// A recorded random run, replayed as a script, takes the same decisions; a script of the
+    /// wrong sort or past its end answers with the healthy default.
+    #[test]
+    fn a_recording_replays_and_a_bad_script_falls_back_to_healthy() {
+        let half = Ratio::new(1, 2).unwrap();
+        let mut live = Decider::random(SimRng::new(9, Stream::Network));
+        live.record();
+        let taken: Vec<(bool, bool, u64)> = (0..50)
+            .map(|_| {
+                (
+                    live.lose(half),
+                    live.duplicate(half),
+                    live.latency_offset(100, |r| r.below(101)),
+                )
+            })
+            .collect();
+        let mut replay = Decider::scripted(live.recorded().to_vec());
+        for &(l, d, o) in &taken {
+            assert_eq!(replay.lose(half), l);
+            assert_eq!(replay.duplicate(half), d);
+            assert_eq!(replay.latency_offset(100, |_| unreachable!()), o);
+        }
+        assert!(taken.iter().any(|t| t.0), "the control run loses something");
+        let mut wrong = Decider::scripted(vec![Decision::Latency(5), Decision::Lose(true)]);
+        assert!(
+            !wrong.lose(half),
+            "a latency entry does not answer a loss question"
+        );
+        assert_eq!(wrong.latency_offset(100, |_| 0), 0);
+        assert!(!wrong.duplicate(half), "past the end: healthy");
+    }
+}

@@ -1,0 +1,801 @@
+//! The kernel: a single-threaded discrete-event loop over virtual time.
+//!
+//! [`Sim`] pops the earliest event (ties by insertion order), hands it to the actor it concerns,
+//! and applies the effects the handler buffered, in order: sends go through the [`Network`] once,
+//! timers are armed on the node's local clock, notes become records. Every step appends records
+//! (when someone listens) that the [`Checker`] reads as they are made; the first violation stops
+//! the run unless configured otherwise. Faults are part of the closed event alphabet: a crash
+//! cancels timers and drops deliveries, a pause holds timers and drops deliveries until resumed.
+//! A `Sim` is `Clone`, so a run can be forked at any step. It does not parse scenarios, read
+//! files or print: see the `scenarios` and `traces` crates.
+
+use crate::action::Action;
+use crate::actor::{Actor, Context, Effect, Message};
+use crate::check::{Checker, Invariant, Violation};
+use crate::clock::Clock;
+use crate::decide::Decider;
+use crate::hash::stable_hash;
+use crate::id::{MsgId, Name, NodeId};
+use crate::net::{DropReason, LinkConfig, Network, Route};
+use crate::queue::EventQueue;
+use crate::rng::{SimRng, Stream};
+use crate::time::{self, Duration, Instant};
+use crate::trace::{Event, Fault, Record, TraceMode};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Bounds on a run, so that no run can loop forever.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Stop after this many steps.
+    pub max_steps: u64,
+    /// Stop before processing any event later than this.
+    pub max_time: Instant,
+    /// Stop when more messages than this are in flight at once.
+    pub max_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 10_000_000,
+            max_time: Instant::from_millis(3_600_000),
+            max_in_flight: 1_000_000,
+        }
+    }
+}
+
+/// How a run is set up before any node is added.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The one seed every random stream derives from.
+    pub seed: u64,
+    /// How links behave unless overridden.
+    pub link: LinkConfig,
+    /// Bounds on the run.
+    pub limits: Limits,
+    /// Whether the first violation stops the run.
+    pub stop_on_violation: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            seed: 0,
+            link: LinkConfig::default(),
+            limits: Limits::default(),
+            stop_on_violation: true,
+        }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Nothing left to happen.
+    Quiescent,
+    /// The next event was past `max_time`.
+    TimeLimit,
+    /// `max_steps` steps were taken.
+    StepLimit,
+    /// More than `max_in_flight` messages were in flight.
+    InFlightLimit,
+    /// An invariant failed and the run stops on violations.
+    Violation,
+}
+
+/// Whether a node is running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Running.
+    Up,
+    /// Crashed: volatile state gone, waiting for a restart.
+    Crashed,
+    /// Paused: all state kept, neither receiving nor acting.
+    Paused,
+}
+
+/// Counts of what the network did in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetStats {
+    /// Messages sent.
+    pub sent: u64,
+    /// Messages handed to a receiver (duplicates included).
+    pub delivered: u64,
+    /// Messages that never arrived, or arrived at a node that could not take them.
+    pub dropped: u64,
+    /// Copies made by the network.
+    pub duplicated: u64,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Steps taken.
+    pub steps: u64,
+    /// Virtual time at the end.
+    pub time: Instant,
+    /// Every violation found, in order.
+    pub violations: Vec<Violation>,
+    /// Network counts.
+    pub net: NetStats,
+}
+
+#[derive(Clone, Debug)]
+struct PendingTimer<T> {
+    timer: T,
+    generation: u64,
+    /// Fell due while the node was paused; fires on resume.
+    overdue: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Node<A: Actor> {
+    actor: A,
+    name: Name,
+    rng: SimRng,
+    status: Status,
+    clock: Clock,
+    timers: Vec<PendingTimer<A::Timer>>,
+}
+
+#[derive(Clone, Debug)]
+enum Pending<A: Actor> {
+    Start(NodeId),
+    Deliver {
+        id: MsgId,
+        from: NodeId,
+        to: NodeId,
+        msg: A::Msg,
+    },
+    Timer {
+        node: NodeId,
+        generation: u64,
+    },
+    Action(Action<A::Command>),
+}
+
+/// A simulation of actors of type `A` over a simulated network.
+#[derive(Clone, Debug)]
+pub struct Sim<A: Actor> {
+    seed: u64,
+    nodes: Vec<Node<A>>,
+    queue: EventQueue<Pending<A>>,
+    network: Network,
+    limits: Limits,
+    stop_on_violation: bool,
+    now: Instant,
+    steps: u64,
+    next_msg: u64,
+    next_generation: u64,
+    in_flight: usize,
+    stats: NetStats,
+    stopped: Option<StopReason>,
+    checker: Checker<A>,
+    trace: TraceMode<A>,
+    /// Reused buffer for a handler's effects (kept to avoid allocating per step).
+    effects: Vec<Effect<A>>,
+}
+
+impl<A: Actor> Sim<A> {
+    /// An empty simulation.
+    pub fn new(config: SimConfig) -> Self {
+        let decider = Decider::random(SimRng::new(config.seed, Stream::Network));
+        Sim {
+            seed: config.seed,
+            nodes: Vec::new(),
+            queue: EventQueue::new(),
+            network: Network::new(config.link, decider),
+            limits: config.limits,
+            stop_on_violation: config.stop_on_violation,
+            now: Instant::ZERO,
+            steps: 0,
+            next_msg: 0,
+            next_generation: 0,
+            in_flight: 0,
+            stats: NetStats::default(),
+            stopped: None,
+            checker: Checker::default(),
+            trace: TraceMode::Off,
+            effects: Vec::new(),
+        }
+    }
+
+    /// Adds a node called `name`; it starts at the current time (time zero before the run).
+    pub fn add_node(&mut self, name: &str, actor: A) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            actor,
+            name: Arc::from(name),
+            rng: SimRng::new(self.seed, Stream::node(name)),
+            status: Status::Up,
+            clock: Clock::default(),
+            timers: Vec::new(),
+        });
+        self.queue.push(self.now, Pending::Start(id));
+        id
+    }
+
+    /// Schedules a scenario action at `at` (not before now).
+    pub fn schedule(&mut self, at: Instant, action: Action<A::Command>) {
+        self.queue.push(at.max(self.now), Pending::Action(action));
+    }
+
+    /// Adds an invariant; from now on records are built for it.
+    pub fn add_invariant(&mut self, invariant: Box<dyn Invariant<A>>) {
+        self.checker.push(invariant);
+    }
+
+    /// Chooses how the trace is kept.
+    pub fn set_trace(&mut self, trace: TraceMode<A>) {
+        self.trace = trace;
+    }
+
+    /// Takes the in-memory trace (empty unless the mode is `Memory`).
+    pub fn take_records(&mut self) -> Vec<Record<A>> {
+        match &mut self.trace {
+            TraceMode::Memory(records) => std::mem::take(records),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The trace mode (to reach a sink after the run).
+    pub fn trace_mut(&mut self) -> &mut TraceMode<A> {
+        &mut self.trace
+    }
+
+    /// Replaces where network decisions come from (a scripted schedule, for searches).
+    pub fn set_decider(&mut self, decider: Decider) {
+        *self.network.decider_mut() = decider;
+    }
+
+    /// The network (links, partitions, rules, decisions).
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// The network, mutably (for setting links before the run).
+    pub fn network_mut(&mut self) -> &mut Network {
+        &mut self.network
+    }
+
+    /// The run's seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The current virtual time.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    /// Why the run stopped, if it has.
+    pub fn stopped(&self) -> Option<StopReason> {
+        self.stopped
+    }
+    /// How many nodes there are.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+    /// Node ids in order.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> + use<A> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+    /// A node's actor.
+    pub fn actor(&self, id: NodeId) -> &A {
+        &self.nodes[id.index()].actor
+    }
+    /// A node's name.
+    pub fn name(&self, id: NodeId) -> &str {
+        &self.nodes[id.index()].name
+    }
+    /// The node called `name`.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| &*n.name == name)
+            .map(|i| NodeId(i as u32))
+    }
+    /// A node's status.
+    pub fn status(&self, id: NodeId) -> Status {
+        self.nodes[id.index()].status
+    }
+    /// Messages in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    /// Violations found so far.
+    pub fn violations(&self) -> &[Violation] {
+        self.checker.violations()
+    }
+
+    /// A stable hash of everything that decides the future of the run except the random
+    /// streams' positions: actors, statuses, clocks, pending timers, messages in flight (in
+    /// queue order, with times relative to now) and the network's cuts and rules.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+        for node in &self.nodes {
+            node.actor.hash(&mut h);
+            node.status.hash(&mut h);
+            node.clock.hash(&mut h);
+            for t in &node.timers {
+                t.timer.hash(&mut h);
+            }
+        }
+        for (at, pending) in self.queue.ordered() {
+            (at.0 - self.now.0.min(at.0)).hash(&mut h);
+            match pending {
+                Pending::Start(n) => (0u8, n).hash(&mut h),
+                Pending::Deliver { from, to, msg, .. } => (1u8, from, to, msg).hash(&mut h),
+                Pending::Timer { node, .. } => (2u8, node).hash(&mut h),
+                Pending::Action(a) => (3u8, stable_hash(&format!("{a:?}"))).hash(&mut h),
+            }
+        }
+        self.network.hash(&mut h);
+        h.finish()
+    }
+
+    fn observing(&self) -> bool {
+        !matches!(self.trace, TraceMode::Off) || !self.checker.is_empty()
+    }
+
+    fn emit(&mut self, event: Event<A>) {
+        let record = Record {
+            step: self.steps,
+            time: self.now,
+            event,
+        };
+        let new: Vec<Violation> = self.checker.observe(&record).to_vec();
+        self.keep(record);
+        self.report_violations(new);
+    }
+
+    fn keep(&mut self, record: Record<A>) {
+        match &mut self.trace {
+            TraceMode::Off => {}
+            TraceMode::Memory(records) => records.push(record),
+            TraceMode::Sink(sink) => sink.record(&record),
+        }
+    }
+
+    fn report_violations(&mut self, violations: Vec<Violation>) {
+        for v in violations {
+            tracing::warn!(target: "dsim", invariant = %v.invariant, "violation: {}", v.message);
+            let record = Record {
+                step: v.step,
+                time: v.time,
+                event: Event::Violation {
+                    invariant: Cow::Owned(v.invariant),
+                    message: v.message,
+                },
+            };
+            self.keep(record);
+            if self.stop_on_violation {
+                self.stopped = Some(StopReason::Violation);
+            }
+        }
+    }
+
+    /// Runs until something stops it; then runs the end-of-run checks and reports.
+    pub fn run(&mut self) -> RunReport {
+        while self.step() {}
+        self.finish()
+    }
+
+    /// Runs until virtual time `deadline` (events at `deadline` included) or a stop.
+    pub fn run_until(&mut self, deadline: Instant) {
+        while self.stopped.is_none() && self.queue.peek_time().is_some_and(|t| t <= deadline) {
+            self.step();
+        }
+    }
+
+    /// Runs the end-of-run checks (once) and reports the run.
+    pub fn finish(&mut self) -> RunReport {
+        let stop = self.stopped.unwrap_or(StopReason::Quiescent);
+        let end = self.now;
+        let new: Vec<Violation> = self.checker.finish(end).to_vec();
+        self.report_violations(new);
+        RunReport {
+            stop,
+            steps: self.steps,
+            time: self.now,
+            violations: self.checker.violations().to_vec(),
+            net: self.stats,
+        }
+    }
+
+    /// Processes the next event. Returns false once the run has stopped.
+    pub fn step(&mut self) -> bool {
+        loop {
+            if self.stopped.is_some() {
+                return false;
+            }
+            let Some(next) = self.queue.peek_time() else {
+                self.stopped = Some(StopReason::Quiescent);
+                return false;
+            };
+            if next > self.limits.max_time {
+                self.now = self.limits.max_time;
+                self.stopped = Some(StopReason::TimeLimit);
+                return false;
+            }
+            if self.steps >= self.limits.max_steps {
+                self.stopped = Some(StopReason::StepLimit);
+                return false;
+            }
+            let (at, pending) = self.queue.pop().expect("peeked");
+            self.now = at;
+            time::set_current(at);
+            if self.process(pending) {
+                return self.stopped.is_none();
+            }
+        }
+    }
+
+    /// Handles one popped event; returns false for a stale timer (not a step).
+    fn process(&mut self, pending: Pending<A>) -> bool {
+        match pending {
+            Pending::Timer { node, generation } => self.process_timer(node, generation),
+            Pending::Start(node) => {
+                self.steps += 1;
+                self.start(node, false);
+                true
+            }
+            Pending::Deliver { id, from, to, msg } => {
+                self.steps += 1;
+                self.deliver(id, from, to, msg);
+                true
+            }
+            Pending::Action(action) => {
+                self.steps += 1;
+                self.act(action);
+                true
+            }
+        }
+    }
+
+    fn start(&mut self, node: NodeId, restart: bool) {
+        if self.nodes[node.index()].status != Status::Up {
+            return;
+        }
+        tracing::debug!(target: "dsim", node = %self.nodes[node.index()].name, restart, "start");
+        if self.observing() {
+            let name = self.nodes[node.index()].name.clone();
+            self.emit(Event::Start {
+                node: name,
+                restart,
+            });
+        }
+        self.dispatch(node, |actor, ctx| actor.on_start(ctx));
+    }
+
+    fn deliver(&mut self, id: MsgId, from: NodeId, to: NodeId, msg: A::Msg) {
+        self.in_flight -= 1;
+        let status = self.nodes[to.index()].status;
+        let reason = match status {
+            Status::Up => None,
+            Status::Crashed => Some(DropReason::Crashed),
+            Status::Paused => Some(DropReason::Paused),
+        };
+        if tracing::enabled!(target: "dsim", tracing::Level::DEBUG) {
+            tracing::debug!(target: "dsim", from = %self.nodes[from.index()].name,
+                to = %self.nodes[to.index()].name, kind = msg.kind(), ?reason, "deliver");
+        }
+        if let Some(reason) = reason {
+            self.stats.dropped += 1;
+            if self.observing() {
+                self.emit(Event::Drop {
+                    id,
+                    from: self.nodes[from.index()].name.clone(),
+                    to: self.nodes[to.index()].name.clone(),
+                    msg_kind: Cow::Borrowed(msg.kind()),
+                    reason,
+                });
+            }
+            return;
+        }
+        self.stats.delivered += 1;
+        if self.observing() {
+            self.emit(Event::Deliver {
+                id,
+                from: self.nodes[from.index()].name.clone(),
+                to: self.nodes[to.index()].name.clone(),
+                msg_kind: Cow::Borrowed(msg.kind()),
+            });
+        }
+        self.dispatch(to, |actor, ctx| actor.on_message(ctx, from, msg));
+    }
+
+    fn process_timer(&mut self, node: NodeId, generation: u64) -> bool {
+        let slot = &mut self.nodes[node.index()];
+        let Some(pos) = slot.timers.iter().position(|t| t.generation == generation) else {
+            return false; // Cancelled or re-armed since: stale.
+        };
+        if slot.status == Status::Paused {
+            slot.timers[pos].overdue = true;
+            return false;
+        }
+        let timer = slot.timers.remove(pos).timer;
+        self.steps += 1;
+        if self.observing() {
+            let name = self.nodes[node.index()].name.clone();
+            self.emit(Event::Timer {
+                node: name,
+                timer: timer.clone(),
+            });
+        }
+        self.dispatch(node, |actor, ctx| actor.on_timer(ctx, timer));
+        true
+    }
+
+    /// Runs a handler of `node` and applies the effects it buffered.
+    fn dispatch(&mut self, node: NodeId, handler: impl FnOnce(&mut A, &mut Context<'_, A>)) {
+        let mut effects = std::mem::take(&mut self.effects);
+        let slot = &mut self.nodes[node.index()];
+        let local = slot.clock.local(self.now);
+        let mut ctx = Context::new(node, self.now, local, &mut slot.rng, &mut effects);
+        handler(&mut slot.actor, &mut ctx);
+        for effect in effects.drain(..) {
+            self.apply(node, effect);
+        }
+        self.effects = effects;
+    }
+
+    fn apply(&mut self, node: NodeId, effect: Effect<A>) {
+        match effect {
+            Effect::Send { to, msg } => self.send(node, to, msg),
+            Effect::SetTimer { timer, after } => {
+                let slot = &mut self.nodes[node.index()];
+                let generation = self.next_generation;
+                self.next_generation += 1;
+                match slot.timers.iter_mut().find(|t| t.timer == timer) {
+                    Some(t) => {
+                        t.generation = generation;
+                        t.overdue = false;
+                    }
+                    None => slot.timers.push(PendingTimer {
+                        timer,
+                        generation,
+                        overdue: false,
+                    }),
+                }
+                let at = self.now + slot.clock.to_true(after);
+                self.queue.push(at, Pending::Timer { node, generation });
+            }
+            Effect::CancelTimer { timer } => {
+                self.nodes[node.index()].timers.retain(|t| t.timer != timer);
+            }
+            Effect::Note(note) => {
+                if self.observing() {
+                    let name = self.nodes[node.index()].name.clone();
+                    self.emit(Event::Note { node: name, note });
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
+        self.next_msg += 1;
+        self.stats.sent += 1;
+        let id = MsgId(self.next_msg);
+        let kind = msg.kind();
+        let known = to.index() < self.nodes.len();
+        if self.observing() {
+            let to_name: Name = if known {
+                self.nodes[to.index()].name.clone()
+            } else {
+                Arc::from(format!("#{}", to.0))
+            };
+            self.emit(Event::Send {
+                id,
+                from: self.nodes[from.index()].name.clone(),
+                to: to_name,
+                msg: msg.clone(),
+            });
+        }
+        let route = if !known {
+            Route::Drop(DropReason::UnknownNode)
+        } else if from == to {
+            Route::Deliver {
+                latency: Duration::ZERO,
+                copy: None,
+            }
+        } else {
+            self.network.route(from, to, kind, self.now)
+        };
+        match route {
+            Route::Drop(reason) => {
+                self.stats.dropped += 1;
+                tracing::debug!(target: "dsim", kind, %reason, "drop at send");
+                if self.observing() {
+                    let to_name: Name = if known {
+                        self.nodes[to.index()].name.clone()
+                    } else {
+                        Arc::from(format!("#{}", to.0))
+                    };
+                    self.emit(Event::Drop {
+                        id,
+                        from: self.nodes[from.index()].name.clone(),
+                        to: to_name,
+                        msg_kind: Cow::Borrowed(kind),
+                        reason,
+                    });
+                }
+            }
+            Route::Deliver { latency, copy } => {
+                if let Some(delay) = copy {
+                    self.stats.duplicated += 1;
+                    if self.observing() {
+                        self.emit(Event::Duplicate {
+                            id,
+                            from: self.nodes[from.index()].name.clone(),
+                            to: self.nodes[to.index()].name.clone(),
+                            msg_kind: Cow::Borrowed(kind),
+                            delay,
+                        });
+                    }
+                    self.enqueue_delivery(self.now + delay, id, from, to, msg.clone());
+                }
+                self.enqueue_delivery(self.now + latency, id, from, to, msg);
+            }
+        }
+    }
+
+    fn enqueue_delivery(&mut self, at: Instant, id: MsgId, from: NodeId, to: NodeId, msg: A::Msg) {
+        self.in_flight += 1;
+        if self.in_flight > self.limits.max_in_flight {
+            self.stopped = Some(StopReason::InFlightLimit);
+        }
+        self.queue.push(at, Pending::Deliver { id, from, to, msg });
+    }
+
+    fn act(&mut self, action: Action<A::Command>) {
+        tracing::debug!(target: "dsim", ?action, "scenario action");
+        match action {
+            Action::Crash(node) => {
+                if self.nodes[node.index()].status == Status::Crashed {
+                    return;
+                }
+                let slot = &mut self.nodes[node.index()];
+                slot.status = Status::Crashed;
+                slot.timers.clear();
+                slot.actor.on_crash();
+                self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
+            }
+            Action::Restart(node) => {
+                if self.nodes[node.index()].status != Status::Crashed {
+                    return;
+                }
+                self.nodes[node.index()].status = Status::Up;
+                self.fault(Fault::Restart(self.nodes[node.index()].name.clone()));
+                self.start(node, true);
+            }
+            Action::Pause(node) => {
+                if self.nodes[node.index()].status != Status::Up {
+                    return;
+                }
+                self.nodes[node.index()].status = Status::Paused;
+                self.fault(Fault::Pause(self.nodes[node.index()].name.clone()));
+            }
+            Action::Resume(node) => {
+                if self.nodes[node.index()].status != Status::Paused {
+                    return;
+                }
+                let slot = &mut self.nodes[node.index()];
+                slot.status = Status::Up;
+                let overdue: Vec<u64> = slot
+                    .timers
+                    .iter_mut()
+                    .filter(|t| t.overdue)
+                    .map(|t| {
+                        t.overdue = false;
+                        t.generation
+                    })
+                    .collect();
+                for generation in overdue {
+                    self.queue
+                        .push(self.now, Pending::Timer { node, generation });
+                }
+                self.fault(Fault::Resume(self.nodes[node.index()].name.clone()));
+            }
+            Action::Command(node, command) => {
+                let accepted = self.nodes[node.index()].status == Status::Up;
+                if self.observing() {
+                    self.emit(Event::Command {
+                        node: self.nodes[node.index()].name.clone(),
+                        command: command.clone(),
+                        accepted,
+                    });
+                }
+                if accepted {
+                    self.dispatch(node, |actor, ctx| actor.on_command(ctx, command));
+                }
+            }
+            Action::Partition(groups) => {
+                let all: Vec<NodeId> = self.node_ids().collect();
+                self.network.partition(&groups, &all);
+                let named = groups.iter().map(|g| self.names(g)).collect();
+                self.fault(Fault::Partition(named));
+            }
+            Action::PartitionOneWay(from, to) => {
+                self.network.partition_one_way(&from, &to);
+                self.fault(Fault::PartitionOneWay(self.names(&from), self.names(&to)));
+            }
+            Action::Heal => {
+                self.network.heal();
+                self.fault(Fault::Heal);
+            }
+            Action::AddRule(rule) => {
+                let description = self.describe_rule(&rule);
+                let index = self.network.add_rule(rule);
+                self.fault(Fault::Rule(index + 1, description));
+            }
+            Action::ClearRules => {
+                self.network.clear_rules();
+                self.fault(Fault::ClearRules);
+            }
+            Action::SetClock(node, clock) => {
+                self.nodes[node.index()].clock = clock;
+                self.fault(Fault::Clock {
+                    node: self.nodes[node.index()].name.clone(),
+                    skew_ns: clock.skew_ns,
+                    drift_ppm: clock.drift_ppm,
+                });
+            }
+            Action::SetDefaultLink(link) => {
+                self.network.set_default_link(link);
+                self.fault(Fault::Link(format!("every link: {link:?}")));
+            }
+            Action::SetLink(from, to, link) => {
+                self.network.set_link(from, to, link);
+                let text = format!("{} -> {}: {link:?}", self.name(from), self.name(to));
+                self.fault(Fault::Link(text));
+            }
+        }
+    }
+
+    fn fault(&mut self, fault: Fault) {
+        if self.observing() {
+            self.emit(Event::Fault { fault });
+        }
+    }
+
+    fn names(&self, ids: &[NodeId]) -> Vec<Name> {
+        ids.iter()
+            .map(|id| self.nodes[id.index()].name.clone())
+            .collect()
+    }
+
+    fn describe_rule(&self, rule: &crate::net::FaultRule) -> String {
+        use crate::net::RuleAction;
+        let what = match rule.action {
+            RuleAction::Drop => "drop".to_string(),
+            RuleAction::Delay { by } => format!("delay by {by}"),
+            RuleAction::Duplicate { after } => format!("duplicate ({after} later)"),
+        };
+        let nth = rule
+            .nth
+            .map(|n| format!(" occurrence {n} of"))
+            .unwrap_or_else(|| " every".into());
+        let kind = rule.kind.as_deref().unwrap_or("message");
+        let from = rule.from.map(|f| format!(" from {}", self.name(f)));
+        let to = rule.to.map(|t| format!(" to {}", self.name(t)));
+        let since = rule.since.map(|s| format!(" since {s}"));
+        let until = rule.until.map(|u| format!(" until {u}"));
+        format!(
+            "{what}{nth} {kind}{}{}{}{}",
+            from.unwrap_or_default(),
+            to.unwrap_or_default(),
+            since.unwrap_or_default(),
+            until.unwrap_or_default()
+        )
+    }
+}

@@ -1,0 +1,229 @@
+//! Trace records: one per thing that happened, in the order it happened.
+//!
+//! A record is (step, time, event). The events are a closed alphabet: start, send, deliver,
+//! drop (with its reason), duplicate, timer, fault, command, note, violation. Records carry node
+//! names and typed payloads (the protocol's messages, timers, notes, commands), so that the same
+//! invariant checker reads them online, as the kernel makes them, and offline, from a JSON Lines
+//! file (the file format, header and readers live in the `traces` crate). Records are built only
+//! when someone listens (a sink or a checker); with neither, the kernel builds none.
+
+use crate::actor::{Actor, Message};
+use crate::id::{MsgId, Name};
+use crate::net::DropReason;
+use crate::time::{Duration, Instant};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Something that happened at a step of a run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Record<A: Actor> {
+    /// The kernel step (one popped event) this record belongs to, from 1.
+    pub step: u64,
+    /// The virtual time of that step.
+    pub time: Instant,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: Event<A>,
+}
+
+/// What happened, in the kernel's closed alphabet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "", tag = "kind", rename_all = "snake_case")]
+pub enum Event<A: Actor> {
+    /// A node started (`restart` after a crash).
+    Start {
+        /// The node.
+        node: Name,
+        /// Whether this start follows a crash.
+        #[serde(default)]
+        restart: bool,
+    },
+    /// A node sent a message (before the network acts on it).
+    Send {
+        /// The message's number in the run.
+        id: MsgId,
+        /// Sender.
+        from: Name,
+        /// Receiver.
+        to: Name,
+        /// The payload, with its fields.
+        msg: A::Msg,
+    },
+    /// A message arrived and was handed to its receiver.
+    Deliver {
+        /// The message's number.
+        id: MsgId,
+        /// Sender.
+        from: Name,
+        /// Receiver.
+        to: Name,
+        /// The message's kind.
+        msg_kind: Cow<'static, str>,
+    },
+    /// A message will never arrive (or arrived at a node that could not take it).
+    Drop {
+        /// The message's number.
+        id: MsgId,
+        /// Sender.
+        from: Name,
+        /// Receiver.
+        to: Name,
+        /// The message's kind.
+        msg_kind: Cow<'static, str>,
+        /// Why.
+        reason: DropReason,
+    },
+    /// The network will deliver a second copy of a message.
+    Duplicate {
+        /// The message's number (the copy keeps it).
+        id: MsgId,
+        /// Sender.
+        from: Name,
+        /// Receiver.
+        to: Name,
+        /// The message's kind.
+        msg_kind: Cow<'static, str>,
+        /// When the copy arrives, counted from the send.
+        delay: Duration,
+    },
+    /// A node's timer fired.
+    Timer {
+        /// The node.
+        node: Name,
+        /// The timer's tag.
+        timer: A::Timer,
+    },
+    /// The scenario changed a node or the network.
+    Fault {
+        /// What changed.
+        fault: Fault,
+    },
+    /// The scenario told a node to do something.
+    Command {
+        /// The node.
+        node: Name,
+        /// The command.
+        command: A::Command,
+        /// False when the node was down and the command went nowhere.
+        #[serde(default = "yes")]
+        accepted: bool,
+    },
+    /// A node published a fact for the checkers.
+    Note {
+        /// The node.
+        node: Name,
+        /// The fact.
+        note: A::Note,
+    },
+    /// An invariant failed.
+    Violation {
+        /// The invariant's name.
+        invariant: Cow<'static, str>,
+        /// What went wrong, in words.
+        message: String,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A change the scenario made to a node or to the network, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The node crashed: volatile state lost, timers cancelled.
+    Crash(Name),
+    /// The node came back from a crash with its durable state.
+    Restart(Name),
+    /// The node stopped receiving and acting, keeping all its state.
+    Pause(Name),
+    /// The node resumed; timers that fell due while it was paused fire now.
+    Resume(Name),
+    /// The nodes were split into groups that cannot reach each other.
+    Partition(Vec<Vec<Name>>),
+    /// Links from the first group to the second were cut, one way.
+    PartitionOneWay(Vec<Name>, Vec<Name>),
+    /// Every cut link was restored.
+    Heal,
+    /// A fault rule was installed (its number, from 1, and what it does).
+    Rule(u32, String),
+    /// Every fault rule was removed.
+    ClearRules,
+    /// A node's clock was set off by `skew_ns` and made to run fast by `drift_ppm`.
+    Clock {
+        /// The node.
+        node: Name,
+        /// Offset of its clock from true time, in nanoseconds.
+        skew_ns: i64,
+        /// Rate error in parts per million (positive: runs fast).
+        drift_ppm: i64,
+    },
+    /// The behaviour of links changed (a description).
+    Link(String),
+}
+
+impl<A: Actor> Event<A> {
+    /// The node this event is about, if it is about one node (the receiver for deliveries).
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Event::Start { node, .. }
+            | Event::Timer { node, .. }
+            | Event::Command { node, .. }
+            | Event::Note { node, .. } => Some(node),
+            Event::Send { from, .. } => Some(from),
+            Event::Deliver { to, .. } | Event::Drop { to, .. } | Event::Duplicate { to, .. } => {
+                Some(to)
+            }
+            Event::Fault { .. } | Event::Violation { .. } => None,
+        }
+    }
+
+    /// The kind of message this event is about, if any.
+    pub fn msg_kind(&self) -> Option<&str> {
+        match self {
+            Event::Send { msg, .. } => Some(msg.kind()),
+            Event::Deliver { msg_kind, .. }
+            | Event::Drop { msg_kind, .. }
+            | Event::Duplicate { msg_kind, .. } => Some(msg_kind),
+            _ => None,
+        }
+    }
+}
+
+/// Where records go as they are made.
+pub trait TraceSink<A: Actor> {
+    /// Takes one record. A sink that can fail (a file) keeps its first error for the caller.
+    fn record(&mut self, record: &Record<A>);
+}
+
+/// How a run keeps its trace.
+pub enum TraceMode<A: Actor> {
+    /// No trace (zero cost when no checker listens either).
+    Off,
+    /// Every record kept in memory.
+    Memory(Vec<Record<A>>),
+    /// Every record handed to a sink as it is made.
+    Sink(Box<dyn TraceSink<A>>),
+}
+
+impl<A: Actor> Clone for TraceMode<A> {
+    /// A fork keeps an in-memory trace; a sink (a file) stays with the original run.
+    fn clone(&self) -> Self {
+        match self {
+            TraceMode::Off | TraceMode::Sink(_) => TraceMode::Off,
+            TraceMode::Memory(records) => TraceMode::Memory(records.clone()),
+        }
+    }
+}
+
+impl<A: Actor> std::fmt::Debug for TraceMode<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceMode::Off => f.write_str("Off"),
+            TraceMode::Memory(r) => write!(f, "Memory({} records)", r.len()),
+            TraceMode::Sink(_) => f.write_str("Sink"),
+        }
+    }
+}

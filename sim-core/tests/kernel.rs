@@ -1,0 +1,582 @@
+//! Kernel behaviour, each feature against a control run where the feature is absent.
+//!
+//! The probe actor below sends what the scenario commands, notes every delivery and timer, and
+//! keeps one durable and one volatile counter, so that every kernel rule shows up in its records.
+
+use serde::{Deserialize, Serialize};
+use sim_core::*;
+
+#[derive(Clone, Debug, Hash, Default)]
+struct Probe {
+    durable: u32,
+    volatile: u32,
+    /// Timer to arm at start, in ms.
+    start_timer_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Serialize, Deserialize)]
+enum Msg {
+    Ping(u32),
+}
+impl Message for Msg {
+    const KINDS: &'static [&'static str] = &["Ping"];
+    fn kind(&self) -> &'static str {
+        "Ping"
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum Cmd {
+    Send(u32, u32),
+    Arm(u64),
+    Disarm,
+    Count,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum Note {
+    Got(u32),
+    Fired { local_ms: u64 },
+    Started { durable: u32, volatile: u32 },
+}
+
+impl Actor for Probe {
+    type Msg = Msg;
+    type Timer = u8;
+    type Note = Note;
+    type Command = Cmd;
+    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+        ctx.note(Note::Started {
+            durable: self.durable,
+            volatile: self.volatile,
+        });
+        if let Some(ms) = self.start_timer_ms {
+            ctx.set_timer(0, Duration::from_millis(ms));
+        }
+    }
+    fn on_message(&mut self, ctx: &mut Context<'_, Self>, _from: NodeId, msg: Msg) {
+        let Msg::Ping(n) = msg;
+        ctx.note(Note::Got(n));
+    }
+    fn on_timer(&mut self, ctx: &mut Context<'_, Self>, _t: u8) {
+        ctx.note(Note::Fired {
+            local_ms: ctx.local_clock().as_millis(),
+        });
+    }
+    fn on_command(&mut self, ctx: &mut Context<'_, Self>, cmd: Cmd) {
+        match cmd {
+            Cmd::Send(to, n) => ctx.send(NodeId(to), Msg::Ping(n)),
+            Cmd::Arm(ms) => ctx.set_timer(0, Duration::from_millis(ms)),
+            Cmd::Disarm => ctx.cancel_timer(0),
+            Cmd::Count => {
+                self.durable += 1;
+                self.volatile += 1;
+            }
+        }
+    }
+    fn on_crash(&mut self) {
+        self.volatile = 0;
+    }
+}
+
+const A: NodeId = NodeId(0);
+const B: NodeId = NodeId(1);
+const C: NodeId = NodeId(2);
+
+fn sim(seed: u64, link: LinkConfig) -> Sim<Probe> {
+    let mut s = Sim::new(SimConfig {
+        seed,
+        link,
+        ..SimConfig::default()
+    });
+    for name in ["a", "b", "c"] {
+        s.add_node(name, Probe::default());
+    }
+    s.set_trace(TraceMode::Memory(Vec::new()));
+    s
+}
+
+fn ms(n: u64) -> Instant {
+    Instant::from_millis(n)
+}
+
+fn json(records: &[Record<Probe>]) -> String {
+    records
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect()
+}
+
+fn run(mut s: Sim<Probe>) -> (RunReport, Vec<Record<Probe>>) {
+    let report = s.run();
+    (report, s.take_records())
+}
+
+/// Notes `Got(n)` seen at node `name`, with their time in ms.
+fn got(records: &[Record<Probe>], name: &str) -> Vec<(u64, u32)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Note {
+                node,
+                note: Note::Got(n),
+            } if &**node == name => Some((r.time.as_millis(), *n)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn drops(records: &[Record<Probe>]) -> Vec<DropReason> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Drop { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .collect()
+}
+
+fn chatty(s: &mut Sim<Probe>, count: u32) {
+    for i in 0..count {
+        s.schedule(ms(u64::from(i)), Action::Command(A, Cmd::Send(1, i)));
+    }
+}
+
+fn uniform(min: u64, max: u64) -> LinkConfig {
+    LinkConfig {
+        latency: Latency::Uniform {
+            min: Duration::from_millis(min),
+            max: Duration::from_millis(max),
+        },
+        ..LinkConfig::default()
+    }
+}
+
+/// Same seed twice: byte-identical traces. Another seed, with random latency: a different one.
+#[test]
+fn same_seed_same_bytes_other_seed_other_trace() {
+    let make = |seed| {
+        let mut s = sim(seed, uniform(1, 10));
+        chatty(&mut s, 20);
+        json(&run(s).1)
+    };
+    assert_eq!(make(7), make(7));
+    assert_ne!(make(7), make(8));
+}
+
+/// Latency reorders: with uniform 1-10 ms, pings sent 1 ms apart arrive out of order for some
+/// seed; with a fixed latency (the control) never.
+#[test]
+fn random_latency_reorders_and_fixed_does_not() {
+    let order = |link| {
+        let mut s = sim(3, link);
+        chatty(&mut s, 20);
+        got(&run(s).1, "b").iter().map(|g| g.1).collect::<Vec<_>>()
+    };
+    let fixed = order(LinkConfig::default());
+    assert_eq!(fixed, (0..20).collect::<Vec<_>>());
+    let random = order(uniform(1, 10));
+    assert_eq!(random.len(), 20);
+    assert_ne!(random, fixed);
+}
+
+#[test]
+fn loss_drops_and_its_control_delivers_everything() {
+    let lossy = LinkConfig {
+        loss: Ratio::new(1, 2).unwrap(),
+        ..LinkConfig::default()
+    };
+    let mut s = sim(1, lossy);
+    chatty(&mut s, 100);
+    let (report, recs) = run(s);
+    let delivered = got(&recs, "b").len();
+    assert!((30..70).contains(&delivered), "{delivered}");
+    assert!(drops(&recs).iter().all(|d| *d == DropReason::Loss));
+    assert_eq!(report.net.dropped as usize, 100 - delivered);
+    let mut control = sim(1, LinkConfig::default());
+    chatty(&mut control, 100);
+    assert_eq!(got(&run(control).1, "b").len(), 100);
+}
+
+#[test]
+fn duplication_delivers_twice_with_the_same_id() {
+    let dup = LinkConfig {
+        duplicate: Ratio::ONE,
+        ..LinkConfig::default()
+    };
+    let mut s = sim(1, dup);
+    chatty(&mut s, 3);
+    let (report, recs) = run(s);
+    assert_eq!(got(&recs, "b").len(), 6);
+    assert_eq!(report.net.duplicated, 3);
+    let ids: Vec<MsgId> = recs
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Deliver { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, [1, 1, 2, 2, 3, 3].map(MsgId));
+}
+
+/// A partition from 10 ms heals at 20 ms: pings in between are cut, before and after arrive.
+#[test]
+fn partition_starts_and_heals_at_given_times() {
+    let mut s = sim(1, LinkConfig::default());
+    for t in [5, 15, 25] {
+        s.schedule(ms(t), Action::Command(A, Cmd::Send(1, t as u32)));
+        s.schedule(ms(t), Action::Command(C, Cmd::Send(1, 100 + t as u32)));
+    }
+    s.schedule(ms(10), Action::Partition(vec![vec![A]]));
+    s.schedule(ms(20), Action::Heal);
+    let recs = run(s).1;
+    let at_b: Vec<u32> = got(&recs, "b").iter().map(|g| g.1).collect();
+    assert_eq!(
+        at_b,
+        [5, 105, 115, 25, 125],
+        "c stays with b; a is cut 10..20"
+    );
+    assert_eq!(drops(&recs), [DropReason::Partition]);
+}
+
+#[test]
+fn one_way_partition_cuts_one_direction_only() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::PartitionOneWay(vec![A], vec![B]));
+    s.schedule(ms(1), Action::Command(A, Cmd::Send(1, 1)));
+    s.schedule(ms(1), Action::Command(B, Cmd::Send(0, 2)));
+    let recs = run(s).1;
+    assert!(got(&recs, "b").is_empty());
+    assert_eq!(got(&recs, "a"), [(2, 2)]);
+}
+
+/// "Drop the 2nd Ping from a to b": exactly that one; the control without the rule loses none.
+#[test]
+fn targeted_rule_drops_exactly_the_nth_send() {
+    let mut s = sim(1, LinkConfig::default());
+    let mut rule = FaultRule::new(RuleAction::Drop);
+    rule.from = Some(A);
+    rule.to = Some(B);
+    rule.kind = Some("Ping".into());
+    rule.nth = Some(2);
+    s.schedule(Instant::ZERO, Action::AddRule(rule));
+    chatty(&mut s, 4);
+    let recs = run(s).1;
+    let at_b: Vec<u32> = got(&recs, "b").iter().map(|g| g.1).collect();
+    assert_eq!(at_b, [0, 2, 3]);
+    assert_eq!(drops(&recs), [DropReason::Rule(0)]);
+}
+
+#[test]
+fn delay_and_duplicate_rules() {
+    let mut s = sim(1, LinkConfig::default());
+    let mut delay = FaultRule::new(RuleAction::Delay {
+        by: Duration::from_millis(50),
+    });
+    delay.nth = Some(1);
+    s.schedule(Instant::ZERO, Action::AddRule(delay));
+    let mut dup = FaultRule::new(RuleAction::Duplicate {
+        after: Duration::from_millis(7),
+    });
+    dup.nth = Some(2);
+    s.schedule(Instant::ZERO, Action::AddRule(dup));
+    chatty(&mut s, 2);
+    let recs = run(s).1;
+    // Ping 0 sent at 0 ms: 1 ms latency + 50 ms. Ping 1 sent at 1 ms: at 2 ms and a copy at 9 ms.
+    assert_eq!(got(&recs, "b"), [(2, 1), (9, 1), (51, 0)]);
+}
+
+/// Crash: timers cancelled, deliveries dropped as "crashed", volatile state lost. Restart:
+/// durable state kept, on_start again.
+#[test]
+fn crash_and_restart_semantics() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::Command(B, Cmd::Count));
+    s.schedule(ms(0), Action::Command(B, Cmd::Arm(30)));
+    s.schedule(ms(10), Action::Crash(B));
+    s.schedule(ms(11), Action::Command(A, Cmd::Send(1, 1)));
+    s.schedule(ms(50), Action::Restart(B));
+    s.schedule(ms(60), Action::Command(A, Cmd::Send(1, 2)));
+    let recs = run(s).1;
+    assert_eq!(drops(&recs), [DropReason::Crashed]);
+    assert_eq!(got(&recs, "b"), [(61, 2)]);
+    let fired = recs.iter().any(|r| {
+        matches!(
+            r.event,
+            Event::Note {
+                note: Note::Fired { .. },
+                ..
+            }
+        )
+    });
+    assert!(!fired, "the timer armed before the crash never fires");
+    let restarted: Vec<(u32, u32)> = recs
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Note {
+                node,
+                note: Note::Started { durable, volatile },
+            } if &**node == "b" => Some((*durable, *volatile)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(restarted, [(0, 0), (1, 0)]);
+}
+
+/// Pause: state kept, deliveries dropped as "paused", a timer due during the pause fires at the
+/// resume, and a command while paused is refused.
+#[test]
+fn pause_and_resume_semantics() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::Command(B, Cmd::Count));
+    s.schedule(ms(0), Action::Command(B, Cmd::Arm(30)));
+    s.schedule(ms(10), Action::Pause(B));
+    s.schedule(ms(11), Action::Command(A, Cmd::Send(1, 1)));
+    s.schedule(ms(12), Action::Command(B, Cmd::Count));
+    s.schedule(ms(100), Action::Resume(B));
+    s.schedule(ms(110), Action::Command(A, Cmd::Send(1, 2)));
+    let (_, recs) = run(s.clone());
+    assert_eq!(drops(&recs), [DropReason::Paused]);
+    assert_eq!(got(&recs, "b"), [(111, 2)]);
+    let fired: Vec<u64> = recs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.event,
+                Event::Note {
+                    note: Note::Fired { .. },
+                    ..
+                }
+            )
+        })
+        .map(|r| r.time.as_millis())
+        .collect();
+    assert_eq!(
+        fired,
+        [100],
+        "due at 30 ms, held until the resume at 100 ms"
+    );
+    let refused = recs.iter().any(|r| {
+        matches!(
+            r.event,
+            Event::Command {
+                accepted: false,
+                ..
+            }
+        )
+    });
+    assert!(refused);
+    s.run();
+    assert_eq!(s.actor(B).volatile, 1, "a pause keeps volatile state");
+}
+
+#[test]
+fn cancelled_and_rearmed_timers_fire_once_at_the_last_deadline() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::Command(A, Cmd::Arm(10)));
+    s.schedule(ms(5), Action::Command(A, Cmd::Arm(10)));
+    s.schedule(ms(0), Action::Command(B, Cmd::Arm(10)));
+    s.schedule(ms(5), Action::Command(B, Cmd::Disarm));
+    let recs = run(s).1;
+    let fired: Vec<(u64, String)> = recs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.event,
+                Event::Note {
+                    note: Note::Fired { .. },
+                    ..
+                }
+            )
+        })
+        .map(|r| (r.time.as_millis(), r.event.node().unwrap().to_string()))
+        .collect();
+    assert_eq!(fired, [(15, "a".to_string())]);
+}
+
+/// Skew shifts what a node reads; drift makes its timers fire early (fast clock) in true time.
+#[test]
+fn clock_skew_and_drift() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(
+        ms(0),
+        Action::SetClock(
+            A,
+            Clock {
+                skew_ns: 5_000_000,
+                drift_ppm: 250_000,
+            },
+        ),
+    );
+    s.schedule(ms(0), Action::Command(A, Cmd::Arm(100)));
+    s.schedule(ms(0), Action::Command(B, Cmd::Arm(100)));
+    let recs = run(s).1;
+    let fired: Vec<(u64, u64)> = recs
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Note {
+                note: Note::Fired { local_ms },
+                ..
+            } => Some((r.time.as_millis(), *local_ms)),
+            _ => None,
+        })
+        .collect();
+    // a: 100 local ms at 1.25x = 80 true ms; reads 80 * 1.25 + 5 = 105. b (control): 100, 100.
+    assert_eq!(fired, [(80, 105), (100, 100)]);
+}
+
+#[test]
+fn a_send_to_an_unknown_node_is_a_traced_drop() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::Command(A, Cmd::Send(9, 1)));
+    let (report, recs) = run(s);
+    assert_eq!(drops(&recs), [DropReason::UnknownNode]);
+    assert_eq!(report.stop, StopReason::Quiescent);
+}
+
+#[test]
+fn limits_stop_the_run() {
+    let ring = |limits: Limits, tokens| {
+        let mut s: Sim<demo::TokenRing> = Sim::new(SimConfig {
+            limits,
+            ..SimConfig::default()
+        });
+        for i in 0..3 {
+            s.add_node(
+                &format!("n{i}"),
+                demo::TokenRing {
+                    nodes: 3,
+                    tokens,
+                    forwarded: 0,
+                },
+            );
+        }
+        s.run()
+    };
+    let steps = ring(
+        Limits {
+            max_steps: 100,
+            ..Limits::default()
+        },
+        1,
+    );
+    assert_eq!((steps.stop, steps.steps), (StopReason::StepLimit, 100));
+    let time = ring(
+        Limits {
+            max_time: ms(50),
+            ..Limits::default()
+        },
+        1,
+    );
+    assert_eq!((time.stop, time.time), (StopReason::TimeLimit, ms(50)));
+    let flight = ring(
+        Limits {
+            max_in_flight: 4,
+            ..Limits::default()
+        },
+        5,
+    );
+    assert_eq!(flight.stop, StopReason::InFlightLimit);
+    let mut quiet: Sim<Probe> = sim(1, LinkConfig::default());
+    chatty(&mut quiet, 2);
+    assert_eq!(quiet.run().stop, StopReason::Quiescent);
+}
+
+/// Fork at a step: the clone and the original go on to the same end, byte for byte.
+#[test]
+fn a_cloned_sim_forks_the_run() {
+    let mut s = sim(5, uniform(1, 10));
+    chatty(&mut s, 30);
+    for _ in 0..25 {
+        s.step();
+    }
+    let mut fork = s.clone();
+    assert_eq!(fork.state_hash(), s.state_hash());
+    let a = json(&run(s).1);
+    let b = json(&run(fork).1);
+    assert_eq!(a, b);
+}
+
+/// A recorded random schedule, replayed as a script, gives the same trace; an empty script
+/// gives the healthy run (no loss).
+#[test]
+fn scripted_decisions_replay_a_recorded_run() {
+    let lossy = LinkConfig {
+        loss: Ratio::new(1, 3).unwrap(),
+        latency: Latency::Uniform {
+            min: Duration::from_millis(1),
+            max: Duration::from_millis(10),
+        },
+        ..LinkConfig::default()
+    };
+    let mut live = sim(11, lossy);
+    chatty(&mut live, 30);
+    let mut scripted = live.clone();
+    let mut healthy = live.clone();
+    live.network_mut().decider_mut().record();
+    live.run();
+    let script = live.network().decider().recorded().to_vec();
+    let live_trace = json(&live.take_records());
+    scripted.set_decider(Decider::scripted(script));
+    assert_eq!(json(&run(scripted).1), live_trace);
+    healthy.set_decider(Decider::scripted(Vec::new()));
+    assert!(drops(&run(healthy).1).is_empty());
+}
+
+#[derive(Clone, Debug)]
+struct NoSeven;
+impl Invariant<Probe> for NoSeven {
+    fn name(&self) -> &'static str {
+        "no-seven"
+    }
+    fn observe(&mut self, r: &Record<Probe>) -> Result<(), String> {
+        match &r.event {
+            Event::Note {
+                note: Note::Got(7), ..
+            } => Err("someone got a 7".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The first violation stops the run, with its step and time; configured otherwise, the run
+/// goes on and collects every violation.
+#[test]
+fn first_violation_stops_the_run_unless_configured_otherwise() {
+    let build = |stop| {
+        let mut s = Sim::new(SimConfig {
+            stop_on_violation: stop,
+            ..SimConfig::default()
+        });
+        s.add_node("a", Probe::default());
+        s.add_node("b", Probe::default());
+        s.add_invariant(Box::new(NoSeven));
+        for (t, n) in [(1, 7), (2, 1), (3, 7)] {
+            s.schedule(ms(t), Action::Command(A, Cmd::Send(1, n)));
+        }
+        s.run()
+    };
+    let stopped = build(true);
+    assert_eq!(stopped.stop, StopReason::Violation);
+    assert_eq!(stopped.violations.len(), 1);
+    assert_eq!(stopped.violations[0].time, ms(2));
+    let going = build(false);
+    assert_eq!(going.stop, StopReason::Quiescent);
+    assert_eq!(going.violations.len(), 2);
+}
+
+/// Records round-trip through JSON, so a checker reads a file exactly as it read the run.
+#[test]
+fn records_round_trip_through_json() {
+    let mut s = sim(2, uniform(1, 3));
+    chatty(&mut s, 5);
+    s.schedule(ms(2), Action::Crash(C));
+    let recs = run(s).1;
+    let text = json(&recs);
+    let back: Vec<Record<Probe>> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(json(&back), text);
+    assert!(text.contains(r#""kind":"send""#) && text.contains(r#""msg":{"Ping":0}"#));
+}
