@@ -28,6 +28,8 @@ pub struct Decider {
     recorded: Option<Vec<Decision>>,
 }
 
+// The random variant is the hot one; boxing it would add a pointer chase per decision.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Source {
     Random(SimRng),
