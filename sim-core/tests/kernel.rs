@@ -490,7 +490,7 @@ fn a_cloned_sim_forks_the_run() {
     for _ in 0..25 {
         s.step();
     }
-    let mut fork = s.clone();
+    let fork = s.clone();
     assert_eq!(fork.state_hash(), s.state_hash());
     let a = json(&run(s).1);
     let b = json(&run(fork).1);
