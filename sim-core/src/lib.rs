@@ -16,6 +16,7 @@
 //! - [`trace`]: trace records and sinks.
 //! - [`check`]: the `Invariant` trait and the `Checker` that runs invariants over records.
 //! - [`kernel`]: `Sim`, the event loop that ties it together.
+//! - [`protocol`]: how a protocol plugs into scenarios (config, nodes, invariants, story).
 //! - [`demo`]: a token ring, the smallest real protocol (benchmarks, tests, docs).
 //!
 //! **Architecture invariant:** the same (actors, schedule, seed) gives the same records, byte for
@@ -32,6 +33,7 @@ pub mod hash;
 pub mod id;
 pub mod kernel;
 pub mod net;
+pub mod protocol;
 pub mod queue;
 pub mod rng;
 pub mod time;
@@ -45,6 +47,7 @@ pub use decide::{Decider, Decision};
 pub use id::{MsgId, Name, NodeId};
 pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason};
 pub use net::{DropReason, FaultRule, Latency, LinkConfig, RuleAction};
+pub use protocol::{ConfigProblem, Lang, Outcome, Protocol};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
 pub use trace::{Event, Fault, Record, TraceMode, TraceSink};
