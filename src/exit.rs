@@ -33,13 +33,6 @@ impl CliError {
             message: message.into(),
         }
     }
-    /// A failed check (exit 1).
-    pub fn failed(message: impl Into<String>) -> CliError {
-        CliError {
-            code: FAILED,
-            message: message.into(),
-        }
-    }
     /// A bug in dsim or an actor (exit 3).
     pub fn bug(message: impl Into<String>) -> CliError {
         CliError {
@@ -64,7 +57,10 @@ pub fn finish(result: Result<u8, CliError>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            if !e.message.is_empty() {
+            if e.message.starts_with("error:") {
+                // Already rendered diagnostics (scenario problems) carry their own prefix.
+                eprintln!("{}", e.message);
+            } else if !e.message.is_empty() {
                 eprintln!("error: {}", e.message);
             }
             ExitCode::from(e.code)

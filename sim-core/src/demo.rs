@@ -1,8 +1,8 @@
 //! A token ring: the smallest real protocol, for the benchmark, the kernel's tests and the docs.
 //!
 //! Node i forwards every token it receives to node i+1 (mod n). Node 0 injects `tokens` tokens
-//! when it starts. Each token carries the number of hops it has made; a note marks every full
-//! lap. It exercises the whole hot path (deliver, handler, send, network) and nothing else.
+//! when it starts. Each token carries the number of hops it has made, counting the one in
+//! flight; a note marks every full lap. It exercises the whole hot path (deliver, handler, send, network) and nothing else.
 
 use crate::actor::{Actor, Context, Message};
 use crate::id::NodeId;
@@ -22,9 +22,9 @@ pub struct TokenRing {
 /// The one message: a token and how many hops it has made.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Token {
-    /// A token after `hops` hops.
+    /// A token on its `hops`-th hop (the injection is hop 1).
     Token {
-        /// Hops so far.
+        /// Hops made, counting the one in flight.
         hops: u64,
     },
 }
@@ -56,7 +56,7 @@ impl Actor for TokenRing {
         if ctx.id() == NodeId(0) {
             let next = NodeId(1 % self.nodes);
             for _ in 0..self.tokens {
-                ctx.send(next, Token::Token { hops: 0 });
+                ctx.send(next, Token::Token { hops: 1 });
             }
         }
     }
@@ -65,7 +65,7 @@ impl Actor for TokenRing {
         let Token::Token { hops } = msg;
         self.forwarded += 1;
         let me = ctx.id().0;
-        if me == 0 && hops > 0 {
+        if me == 0 {
             ctx.note(LapNote::Lap { hops });
         }
         ctx.send(
@@ -77,4 +77,128 @@ impl Actor for TokenRing {
     fn on_timer(&mut self, _ctx: &mut Context<'_, Self>, _timer: ()) {}
 
     fn on_crash(&mut self) {}
+}
+
+/// The token ring as a scenario protocol (`protocol: "token-ring"`), the kernel's demo.
+pub struct TokenRingProtocol;
+
+/// Settings of the token ring demo.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRingConfig {
+    /// Ring members in order; node 0 injects the tokens.
+    pub nodes: Vec<String>,
+    /// Tokens injected at start.
+    #[serde(default = "one")]
+    pub tokens: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// What a token-ring scenario can expect.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum TokenRingExpect {
+    /// At least this many laps were completed.
+    Laps(u64),
+}
+
+/// Every lap has a multiple of the ring size as its hop count.
+#[derive(Clone, Debug)]
+pub struct LapsAreWhole {
+    nodes: u64,
+}
+
+impl crate::check::Invariant<TokenRing> for LapsAreWhole {
+    fn name(&self) -> &'static str {
+        "laps-are-whole"
+    }
+    fn observe(&mut self, record: &crate::trace::Record<TokenRing>) -> Result<(), String> {
+        match &record.event {
+            crate::trace::Event::Note {
+                note: LapNote::Lap { hops },
+                ..
+            } if hops % self.nodes != 0 => Err(format!(
+                "a token came back after {hops} hops, not a multiple of the ring size {}",
+                self.nodes
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl crate::protocol::Protocol for TokenRingProtocol {
+    const NAME: &'static str = "token-ring";
+    const ABOUT: &'static str = "a token ring: the kernel's demo (every node forwards to the next)";
+    type Actor = TokenRing;
+    type Config = TokenRingConfig;
+    type Expect = TokenRingExpect;
+
+    fn nodes(config: &TokenRingConfig) -> Vec<String> {
+        config.nodes.clone()
+    }
+
+    fn validate(config: &TokenRingConfig) -> Vec<crate::protocol::ConfigProblem> {
+        if config.nodes.is_empty() {
+            return vec![crate::protocol::ConfigProblem {
+                locate: Some("nodes".into()),
+                message: "a ring needs at least one node: list them in `nodes`".into(),
+            }];
+        }
+        Vec::new()
+    }
+
+    fn build(config: &TokenRingConfig, id: NodeId) -> TokenRing {
+        TokenRing {
+            nodes: config.nodes.len() as u32,
+            tokens: if id.0 == 0 { config.tokens } else { 0 },
+            forwarded: 0,
+        }
+    }
+
+    fn invariants(config: &TokenRingConfig) -> Vec<Box<dyn crate::check::Invariant<TokenRing>>> {
+        vec![Box::new(LapsAreWhole {
+            nodes: config.nodes.len() as u64,
+        })]
+    }
+
+    fn check(
+        expect: &TokenRingExpect,
+        outcome: &crate::protocol::Outcome<'_, TokenRing>,
+    ) -> Result<String, String> {
+        let TokenRingExpect::Laps(want) = expect;
+        let laps = outcome
+            .records
+            .iter()
+            .filter(|r| matches!(r.event, crate::trace::Event::Note { .. }))
+            .count() as u64;
+        if laps >= *want {
+            Ok(format!("{laps} laps completed (at least {want} expected)"))
+        } else {
+            Err(format!(
+                "expected at least {want} laps, but only {laps} completed"
+            ))
+        }
+    }
+
+    fn narrate(
+        record: &crate::trace::Record<TokenRing>,
+        lang: crate::protocol::Lang,
+    ) -> Option<String> {
+        match &record.event {
+            crate::trace::Event::Note {
+                node,
+                note: LapNote::Lap { hops },
+            } => Some(match lang {
+                crate::protocol::Lang::En => {
+                    format!("{node}: a token completes a lap ({hops} hops)")
+                }
+                crate::protocol::Lang::Es => {
+                    format!("{node}: un testigo completa una vuelta ({hops} saltos)")
+                }
+            }),
+            _ => None,
+        }
+    }
 }

@@ -1,3 +1,6 @@
 //! One module per `dsim` subcommand.
 
+pub mod list;
 pub mod ring;
+pub mod run;
+pub mod validate;

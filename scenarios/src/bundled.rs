@@ -1,0 +1,32 @@
+//! Scenarios built into the binary, so `dsim run paxos/lost-accepts` works from anywhere.
+//!
+//! The list mirrors the files under `scenarios/course/` and `scenarios/demo/`; a test checks that
+//! every file there is bundled.
+
+/// A scenario that ships inside dsim.
+#[derive(Clone, Copy, Debug)]
+pub struct Bundled {
+    /// Its short name (`paxos/lost-accepts`).
+    pub name: &'static str,
+    /// Its path in the repository, relative to `scenarios/`.
+    pub path: &'static str,
+    /// Its text.
+    pub source: &'static str,
+}
+
+macro_rules! bundle {
+    ($($name:literal => $path:literal),* $(,)?) => {
+        &[$(Bundled { name: $name, path: $path, source: include_str!(concat!("../", $path)) }),*]
+    };
+}
+
+/// Every bundled scenario, in the order `dsim list` shows them.
+pub const BUNDLED: &[Bundled] = bundle! {
+    "demo/token-ring" => "demo/token-ring.ron",
+};
+
+/// The bundled scenario called `name`.
+pub fn find(name: &str) -> Option<&'static Bundled> {
+    let name = name.trim_end_matches(".ron");
+    BUNDLED.iter().find(|b| b.name == name)
+}

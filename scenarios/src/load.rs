@@ -1,0 +1,461 @@
+//! From scenario text to a checked, ready-to-run scenario.
+//!
+//! Parsing goes in two passes: a first look finds the protocol's name, then the whole file is
+//! parsed with that protocol's config, command and expectation types, so a misspelled field or
+//! variant is caught by the parser with its position. Then every name is checked against the
+//! scenario's nodes and the protocol's message kinds and invariants, collecting every problem at
+//! once, each located in the text with the closest valid name suggested.
+
+use crate::diagnostic::{Diagnostic, Locator, closest};
+use crate::schema::{At, Head, LatencySpec, LinkSpec, ScenarioDoc, Step};
+use ron::extensions::Extensions;
+use sim_core::{
+    Action, Actor, Clock, Duration, FaultRule, Instant, Latency, Limits, LinkConfig, Message,
+    NodeId, Protocol, RuleAction,
+};
+
+/// A scenario checked against its protocol, with names resolved to node ids.
+pub struct Prepared<P: Protocol> {
+    /// Where it came from (a path or a bundled name).
+    pub name: String,
+    /// The file's text, kept for trace headers.
+    pub source: String,
+    /// The parsed document.
+    pub doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect>,
+    /// Node names in id order.
+    pub nodes: Vec<String>,
+    /// The timeline as kernel actions.
+    pub timeline: Vec<(Instant, Action<<P::Actor as Actor>::Command>)>,
+    /// The default link.
+    pub link: LinkConfig,
+    /// Run limits.
+    pub limits: Limits,
+}
+
+/// The RON options every scenario is read with: optional fields need no `Some(..)`.
+pub fn ron_options() -> ron::Options {
+    ron::Options::default().with_default_extension(Extensions::IMPLICIT_SOME)
+}
+
+/// Reads which protocol a scenario is for.
+pub fn protocol_of(file: &str, source: &str) -> Result<String, Diagnostic> {
+    match ron_options().from_str::<Head>(source) {
+        Ok(head) => Ok(head.protocol),
+        Err(e) => Err(from_ron(file, source, &e)),
+    }
+}
+
+/// Turns a RON error into a located diagnostic with a suggestion where one helps.
+pub fn from_ron(file: &str, source: &str, e: &ron::error::SpannedError) -> Diagnostic {
+    use ron::error::Error;
+    let pos = e.span.start;
+    let (message, help) = match &e.code {
+        Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => (
+            format!(
+                "unknown field `{found}`{}",
+                outer
+                    .as_ref()
+                    .map(|o| format!(" in {o}"))
+                    .unwrap_or_default()
+            ),
+            Some(suggest(found, expected, "fields")),
+        ),
+        Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => (
+            format!(
+                "unknown variant `{found}`{}",
+                outer
+                    .as_ref()
+                    .map(|o| format!(" of {o}"))
+                    .unwrap_or_default()
+            ),
+            Some(suggest(found, expected, "choices")),
+        ),
+        Error::MissingStructField { field, outer } => (
+            format!(
+                "missing field `{field}`{}",
+                outer
+                    .as_ref()
+                    .map(|o| format!(" in {o}"))
+                    .unwrap_or_default()
+            ),
+            Some(format!("add `{field}: ...` (see scenarios/FORMAT.md)")),
+        ),
+        Error::Eof => (
+            "the file ends too early".to_string(),
+            Some("a closing bracket or parenthesis is probably missing".to_string()),
+        ),
+        other => (other.to_string(), None),
+    };
+    let width = if pos.line == e.span.end.line && e.span.end.col > pos.col {
+        e.span.end.col - pos.col
+    } else {
+        1
+    };
+    let line = pos.line.max(1);
+    let d = Diagnostic::at(file, source, line, pos.col.max(1), width, message);
+    match help {
+        Some(h) => d.with_help(h),
+        None => d,
+    }
+}
+
+fn suggest(found: &str, expected: &[&str], what: &str) -> String {
+    let list = expected.join(", ");
+    match closest(found, expected.iter().copied()) {
+        Some(c) => format!("did you mean `{c}`? The {what} are: {list}"),
+        None => format!("the {what} are: {list}"),
+    }
+}
+
+/// Parses and checks `source` for protocol `P`, collecting every problem.
+pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Diagnostic>> {
+    let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
+        .from_str(source)
+        .map_err(|e| vec![from_ron(file, source, &e)])?;
+    let mut check = Checks {
+        file,
+        source,
+        locator: Locator::new(source),
+        problems: Vec::new(),
+        nodes: P::nodes(&doc.config),
+    };
+    for problem in P::validate(&doc.config) {
+        check.problem(problem.locate.as_deref(), problem.message, None);
+    }
+    check.node_names();
+    let link = check.link(&doc.network);
+    let timeline = check.timeline::<P>(&doc.timeline);
+    for expect in &doc.expect {
+        for name in P::expect_nodes(expect) {
+            check.node(&name);
+        }
+    }
+    if let Some(name) = &doc.expect_violation {
+        let invariants = P::invariants(&doc.config);
+        let names: Vec<&str> = invariants.iter().map(|i| i.name()).collect();
+        if !names.contains(&name.as_str()) {
+            let help = suggest(name, &names, "invariants of this protocol");
+            check.problem(
+                Some(&format!("\"{name}\"")),
+                format!("unknown invariant \"{name}\""),
+                Some(help),
+            );
+        }
+    }
+    for (at, _) in &timeline {
+        if at.as_millis() > doc.stop.max_time_ms {
+            check.problem(
+                Some("max_time_ms"),
+                format!(
+                    "a step at {} ms is after the run stops (max_time_ms: {})",
+                    at.as_millis(),
+                    doc.stop.max_time_ms
+                ),
+                Some("raise stop.max_time_ms or move the step earlier".into()),
+            );
+            break;
+        }
+    }
+    if !check.problems.is_empty() {
+        return Err(check.problems);
+    }
+    let limits = Limits {
+        max_steps: doc.stop.max_steps,
+        max_time: Instant::from_millis(doc.stop.max_time_ms),
+        max_in_flight: doc.stop.max_in_flight,
+    };
+    Ok(Prepared {
+        name: file.to_string(),
+        source: source.to_string(),
+        nodes: check.nodes,
+        timeline,
+        link,
+        limits,
+        doc,
+    })
+}
+
+struct Checks<'a> {
+    file: &'a str,
+    source: &'a str,
+    locator: Locator<'a>,
+    problems: Vec<Diagnostic>,
+    nodes: Vec<String>,
+}
+
+impl Checks<'_> {
+    fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
+        let d = match locate.and_then(|needle| self.locator.find(needle)) {
+            Some((line, col, width)) => {
+                Diagnostic::at(self.file, self.source, line, col, width, message)
+            }
+            None => Diagnostic::whole_file(self.file, message),
+        };
+        self.problems.push(match help {
+            Some(h) => d.with_help(h),
+            None => d,
+        });
+    }
+
+    fn node_names(&mut self) {
+        if self.nodes.is_empty() {
+            self.problem(
+                Some("config"),
+                "the scenario has no nodes".into(),
+                Some("name the nodes in the protocol's config".into()),
+            );
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        let mut problems = Vec::new();
+        for name in &self.nodes {
+            if name.trim().is_empty() || name.trim() != name || name.chars().any(char::is_control) {
+                problems.push((
+                    format!("\"{name}\""),
+                    format!(
+                        "node name {name:?} is empty, padded with spaces or has control characters"
+                    ),
+                ));
+            } else if seen.contains(&name.as_str()) {
+                problems.push((
+                    format!("\"{name}\""),
+                    format!("node \"{name}\" is named twice"),
+                ));
+            }
+            seen.push(name);
+        }
+        for (needle, message) in problems {
+            self.problem(
+                Some(&needle),
+                message,
+                Some("give every node its own name".into()),
+            );
+        }
+    }
+
+    fn node(&mut self, name: &str) -> Option<NodeId> {
+        if let Some(i) = self.nodes.iter().position(|n| n == name) {
+            return Some(NodeId(i as u32));
+        }
+        let list = self.nodes.join(", ");
+        let help = match closest(name, self.nodes.iter().map(String::as_str)) {
+            Some(c) => format!("did you mean \"{c}\"? The nodes are: {list}"),
+            None => format!("the nodes are: {list}"),
+        };
+        self.problem(
+            Some(&format!("\"{name}\"")),
+            format!("unknown node \"{name}\""),
+            Some(help),
+        );
+        None
+    }
+
+    fn nodes_of(&mut self, names: &[String]) -> Option<Vec<NodeId>> {
+        let ids: Vec<Option<NodeId>> = names.iter().map(|n| self.node(n)).collect();
+        ids.into_iter().collect()
+    }
+
+    fn kind<M: Message>(&mut self, kind: &str) -> bool {
+        if M::KINDS.contains(&kind) {
+            return true;
+        }
+        let help = suggest(kind, M::KINDS, "message kinds of this protocol");
+        self.problem(
+            Some(&format!("\"{kind}\"")),
+            format!("unknown message kind \"{kind}\""),
+            Some(help),
+        );
+        false
+    }
+
+    fn link(&mut self, spec: &LinkSpec) -> LinkConfig {
+        let ms = Duration::from_millis;
+        let us = Duration::from_micros;
+        let latency = match spec.latency {
+            LatencySpec::Fixed(a) => Latency::Fixed(ms(a)),
+            LatencySpec::FixedUs(a) => Latency::Fixed(us(a)),
+            LatencySpec::Uniform(a, b) => Latency::Uniform {
+                min: ms(a),
+                max: ms(b),
+            },
+            LatencySpec::UniformUs(a, b) => Latency::Uniform {
+                min: us(a),
+                max: us(b),
+            },
+            LatencySpec::HeavyTail(a, b) => Latency::HeavyTail {
+                min: ms(a),
+                max: ms(b),
+            },
+        };
+        if let Err(e) = latency.validate() {
+            self.problem(
+                Some("latency"),
+                format!("bad latency: {e}"),
+                Some("write the smaller bound first, e.g. Uniform(2, 10)".into()),
+            );
+        }
+        LinkConfig {
+            latency,
+            loss: spec.loss,
+            duplicate: spec.duplicate,
+        }
+    }
+
+    fn timeline<P: Protocol>(
+        &mut self,
+        steps: &[At<<P::Actor as Actor>::Command>],
+    ) -> Vec<(Instant, Action<<P::Actor as Actor>::Command>)> {
+        let mut out = Vec::new();
+        for At(ms, step) in steps {
+            let at = Instant::from_millis(*ms);
+            if let Some(action) = self.step::<P>(*ms, step) {
+                out.push((at, action));
+            }
+        }
+        out
+    }
+
+    fn step<P: Protocol>(
+        &mut self,
+        at_ms: u64,
+        step: &Step<<P::Actor as Actor>::Command>,
+    ) -> Option<Action<<P::Actor as Actor>::Command>> {
+        Some(match step {
+            Step::Crash(n) => Action::Crash(self.node(n)?),
+            Step::Restart(n) => Action::Restart(self.node(n)?),
+            Step::Pause(n) => Action::Pause(self.node(n)?),
+            Step::Resume(n) => Action::Resume(self.node(n)?),
+            Step::Command(n, cmd) => {
+                let id = self.node(n);
+                for other in P::command_nodes(cmd) {
+                    self.node(&other);
+                }
+                Action::Command(id?, cmd.clone())
+            }
+            Step::Partition(groups) => {
+                let ids: Vec<Option<Vec<NodeId>>> =
+                    groups.iter().map(|g| self.nodes_of(g)).collect();
+                Action::Partition(ids.into_iter().collect::<Option<_>>()?)
+            }
+            Step::PartitionOneWay { from, to } => {
+                let from = self.nodes_of(from);
+                let to = self.nodes_of(to);
+                Action::PartitionOneWay(from?, to?)
+            }
+            Step::Heal => Action::Heal,
+            Step::ClearRules => Action::ClearRules,
+            Step::Drop {
+                from,
+                to,
+                msg,
+                nth,
+                until_ms,
+            } => self.rule::<P>(at_ms, from, to, msg, *nth, *until_ms, RuleAction::Drop)?,
+            Step::Delay {
+                from,
+                to,
+                msg,
+                nth,
+                until_ms,
+                by_ms,
+            } => {
+                let action = RuleAction::Delay {
+                    by: Duration::from_millis(*by_ms),
+                };
+                self.rule::<P>(at_ms, from, to, msg, *nth, *until_ms, action)?
+            }
+            Step::Duplicate {
+                from,
+                to,
+                msg,
+                nth,
+                until_ms,
+                after_ms,
+            } => {
+                let action = RuleAction::Duplicate {
+                    after: Duration::from_millis(*after_ms),
+                };
+                self.rule::<P>(at_ms, from, to, msg, *nth, *until_ms, action)?
+            }
+            Step::Clock {
+                node,
+                skew_ms,
+                drift_ppm,
+            } => {
+                let clock = Clock {
+                    skew_ns: skew_ms.saturating_mul(1_000_000),
+                    drift_ppm: *drift_ppm,
+                };
+                if let Err(e) = clock.validate() {
+                    self.problem(Some("drift_ppm"), e, None);
+                }
+                Action::SetClock(self.node(node)?, clock)
+            }
+            Step::Network(spec) => Action::SetDefaultLink(self.link(spec)),
+            Step::Link { from, to, link } => {
+                let from = self.node(from);
+                let to = self.node(to);
+                let link = self.link(link);
+                Action::SetLink(from?, to?, link)
+            }
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rule<P: Protocol>(
+        &mut self,
+        at_ms: u64,
+        from: &Option<String>,
+        to: &Option<String>,
+        msg: &Option<String>,
+        nth: Option<u64>,
+        until_ms: Option<u64>,
+        action: RuleAction,
+    ) -> Option<Action<<P::Actor as Actor>::Command>> {
+        let from_id = from.as_ref().map(|n| self.node(n));
+        let to_id = to.as_ref().map(|n| self.node(n));
+        let kind_ok = msg
+            .as_ref()
+            .is_none_or(|k| self.kind::<<P::Actor as Actor>::Msg>(k));
+        if nth == Some(0) {
+            self.problem(
+                Some("nth: 0"),
+                "nth counts from 1 (the first matching message)".into(),
+                Some("write nth: 1 for the first one".into()),
+            );
+            return None;
+        }
+        if until_ms.is_some_and(|u| u <= at_ms) {
+            self.problem(
+                Some("until_ms"),
+                format!("this rule ends (until_ms) before it starts (at {at_ms} ms)"),
+                None,
+            );
+            return None;
+        }
+        let mut rule = FaultRule::new(action);
+        rule.from = match from_id {
+            Some(id) => Some(id?),
+            None => None,
+        };
+        rule.to = match to_id {
+            Some(id) => Some(id?),
+            None => None,
+        };
+        if !kind_ok {
+            return None;
+        }
+        rule.kind = msg.clone();
+        rule.nth = nth;
+        rule.since = Some(Instant::from_millis(at_ms));
+        rule.until = until_ms.map(Instant::from_millis);
+        Some(Action::AddRule(rule))
+    }
+}

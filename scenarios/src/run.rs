@@ -1,0 +1,197 @@
+//! Running a prepared scenario: the simulation, its story, its expectations, its trace.
+//!
+//! One run is one seed. The result says whether the scenario passed (every expectation held and
+//! no invariant failed, or exactly the expected violation happened), and carries the course-style
+//! story and, on request, the trace file's text. Nothing here prints or reads files.
+
+use crate::load::Prepared;
+use serde::Serialize;
+use sim_core::{
+    Actor, Event, Instant, Lang, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode,
+};
+use traces::narrate::{Detail, generic_line};
+use traces::{FORMAT_VERSION, Header};
+
+/// How to run a scenario.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Overrides the file's seed.
+    pub seed: Option<u64>,
+    /// The story's language.
+    pub lang: Lang,
+    /// How much the story tells.
+    pub detail: Detail,
+    /// Whether to keep the trace file's text in the result.
+    pub keep_trace: bool,
+}
+
+/// One line of the story: when, and what happened in words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoryLine {
+    /// Virtual time.
+    pub time: Instant,
+    /// The line.
+    pub text: String,
+}
+
+/// Whether one expectation held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExpectationResult {
+    /// The expectation as written (RON).
+    pub expect: String,
+    /// Whether it held.
+    pub held: bool,
+    /// What held, or why not.
+    pub detail: String,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// The scenario (path or bundled name).
+    pub scenario: String,
+    /// One line on what it shows.
+    pub description: String,
+    /// The protocol.
+    pub protocol: String,
+    /// The seed used.
+    pub seed: u64,
+    /// The kernel's report (stop reason, steps, time, violations, network counts).
+    pub report: RunReport,
+    /// Each expectation and whether it held.
+    pub expectations: Vec<ExpectationResult>,
+    /// The invariant the scenario expects to break, if any.
+    pub expect_violation: Option<String>,
+    /// Whether the scenario passed.
+    pub passed: bool,
+    /// The story, line by line.
+    #[serde(skip)]
+    pub story: Vec<StoryLine>,
+    /// The trace file's text (JSON Lines), when asked for.
+    #[serde(skip)]
+    pub trace: Option<String>,
+}
+
+/// The command that replays a run.
+pub fn replay_command(scenario: &str, seed: u64) -> String {
+    format!("dsim run {scenario} --seed {seed}")
+}
+
+/// Builds the simulation for `prep` with `seed`, its invariants installed and its timeline
+/// scheduled.
+pub fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
+    let mut sim = Sim::new(SimConfig {
+        seed,
+        link: prep.link,
+        limits: prep.limits,
+        stop_on_violation: prep.doc.stop.on_violation_stop,
+    });
+    for (i, name) in prep.nodes.iter().enumerate() {
+        sim.add_node(name, P::build(&prep.doc.config, sim_core::NodeId(i as u32)));
+    }
+    for invariant in P::invariants(&prep.doc.config) {
+        sim.add_invariant(invariant);
+    }
+    for (at, action) in &prep.timeline {
+        sim.schedule(*at, action.clone());
+    }
+    sim
+}
+
+/// The trace header of a run of `prep` with `seed`.
+pub fn header<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Header {
+    Header {
+        format: FORMAT_VERSION,
+        dsim_version: env!("CARGO_PKG_VERSION").to_string(),
+        protocol: P::NAME.to_string(),
+        seed,
+        scenario_name: prep.name.clone(),
+        scenario: prep.source.clone(),
+        nodes: prep.nodes.clone(),
+    }
+}
+
+/// The trace file's text for `records`.
+pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
+    let mut buf = header.to_line().into_bytes();
+    buf.push(b'\n');
+    for record in records {
+        traces::write::record_line(record, &mut buf);
+    }
+    String::from_utf8(buf).expect("JSON is UTF-8")
+}
+
+/// The story of `records`: the protocol's own lines, and the generic ones for the rest.
+pub fn story<P: Protocol>(
+    records: &[Record<P::Actor>],
+    lang: Lang,
+    detail: Detail,
+) -> Vec<StoryLine> {
+    records
+        .iter()
+        .filter_map(|r| {
+            let text = P::narrate(r, lang).or_else(|| generic_line(r, lang, detail))?;
+            Some(StoryLine { time: r.time, text })
+        })
+        .collect()
+}
+
+/// Runs `prep` once.
+pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
+    let seed = options.seed.unwrap_or(prep.doc.seed);
+    let mut sim = build(prep, seed);
+    sim.set_trace(TraceMode::Memory(Vec::new()));
+    let report = sim.run();
+    let records = sim.take_records();
+    let outcome = Outcome {
+        sim: &sim,
+        records: &records,
+    };
+    let expectations: Vec<ExpectationResult> = prep
+        .doc
+        .expect
+        .iter()
+        .map(|e| {
+            let (held, detail) = match P::check(e, &outcome) {
+                Ok(d) => (true, d),
+                Err(d) => (false, d),
+            };
+            ExpectationResult {
+                expect: ron::to_string(e).unwrap_or_else(|_| format!("{e:?}")),
+                held,
+                detail,
+            }
+        })
+        .collect();
+    let violations_ok = match &prep.doc.expect_violation {
+        Some(name) => {
+            !report.violations.is_empty() && report.violations.iter().all(|v| &v.invariant == name)
+        }
+        None => report.violations.is_empty(),
+    };
+    let passed = violations_ok && expectations.iter().all(|e| e.held);
+    let story = story::<P>(&records, options.lang, options.detail);
+    let trace = options
+        .keep_trace
+        .then(|| trace_text(&header(prep, seed), &records));
+    RunResult {
+        scenario: prep.name.clone(),
+        description: prep.doc.description.clone(),
+        protocol: P::NAME.to_string(),
+        seed,
+        report,
+        expectations,
+        expect_violation: prep.doc.expect_violation.clone(),
+        passed,
+        story,
+        trace,
+    }
+}
+
+/// Counts the records of each kind in a run (for summaries).
+pub fn count_notes<A: Actor>(records: &[Record<A>]) -> usize {
+    records
+        .iter()
+        .filter(|r| matches!(r.event, Event::Note { .. }))
+        .count()
+}

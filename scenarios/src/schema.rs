@@ -1,0 +1,265 @@
+//! The scenario file schema (RON), as written by teachers and students.
+//!
+//! ```ron
+//! Scenario(
+//!     description: "PX-1: relay-1's accepts to a2 and a3 are lost",
+//!     protocol: "paxos",
+//!     config: (proposers: ["relay-1", "relay-2"], acceptors: ["a1", "a2", "a3"]),
+//!     seed: 0,
+//!     network: (latency: Fixed(1)),
+//!     timeline: [
+//!         At(0, Drop(from: "relay-1", to: "a2", msg: "Accept", nth: 1)),
+//!         At(0, Command("relay-1", Propose)),
+//!         At(100, Crash("a1")),
+//!     ],
+//!     stop: (max_time_ms: 5000),
+//!     expect: [Chosen("relay-1")],
+//! )
+//! ```
+//!
+//! Times are integer milliseconds. Probabilities are exact fractions written as strings
+//! ("1/100"). Optional fields need no `Some(..)`. `scenarios/FORMAT.md` is the full reference.
+//! This module only describes the shape; `load` checks names and turns it into kernel actions.
+
+use serde::{Deserialize, Serialize};
+use sim_core::Ratio;
+
+/// The first look at a file: just enough to know which protocol's types to parse it with.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Scenario")]
+pub struct Head {
+    /// The protocol's name.
+    pub protocol: String,
+}
+
+/// A whole scenario for a protocol whose config is `C`, commands `M` and expectations `E`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename = "Scenario", deny_unknown_fields)]
+pub struct ScenarioDoc<C, M, E> {
+    /// One line on what the scenario shows (printed by `dsim list`).
+    pub description: String,
+    /// The protocol's name ("paxos", "raft").
+    pub protocol: String,
+    /// The protocol's settings.
+    pub config: C,
+    /// The seed (default 0: the same file tells the same story every time).
+    #[serde(default)]
+    pub seed: u64,
+    /// How links behave unless a step changes them.
+    #[serde(default)]
+    pub network: LinkSpec,
+    /// What happens when.
+    #[serde(default = "Vec::new")]
+    pub timeline: Vec<At<M>>,
+    /// When the run stops.
+    #[serde(default)]
+    pub stop: StopSpec,
+    /// What the outcome must be.
+    #[serde(default = "Vec::new")]
+    pub expect: Vec<E>,
+    /// The invariant this scenario exists to break (a teaching counterexample): the run passes
+    /// only if this invariant is violated.
+    #[serde(default)]
+    pub expect_violation: Option<String>,
+}
+
+/// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct At<M>(pub u64, pub Step<M>);
+
+/// One scripted change. Node names are the scenario's own.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Step<M> {
+    /// Crash a node: volatile state lost, timers cancelled, messages to it dropped.
+    Crash(String),
+    /// Restart a crashed node with its durable state.
+    Restart(String),
+    /// Pause a node: it keeps its state but neither receives nor acts (the lesson's "CAE").
+    Pause(String),
+    /// Resume a paused node (the lesson's "VUELVE").
+    Resume(String),
+    /// Tell a node to do something: `Command("relay-2", Propose)`.
+    Command(String, M),
+    /// Split the nodes into groups that cannot talk; unlisted nodes form one more group.
+    Partition(Vec<Vec<String>>),
+    /// Cut the links from every node of `from` to every node of `to`, one way.
+    PartitionOneWay {
+        /// Senders whose messages are cut.
+        from: Vec<String>,
+        /// Receivers they can no longer reach.
+        to: Vec<String>,
+    },
+    /// Restore every cut link.
+    Heal,
+    /// Lose matching messages: `Drop(from: "relay-1", to: "a2", msg: "Accept", nth: 1)`.
+    Drop {
+        /// Only messages from this node.
+        #[serde(default)]
+        from: Option<String>,
+        /// Only messages to this node.
+        #[serde(default)]
+        to: Option<String>,
+        /// Only messages of this kind.
+        #[serde(default)]
+        msg: Option<String>,
+        /// Only the nth matching message sent from now on (1 = the next one); all if unset.
+        #[serde(default)]
+        nth: Option<u64>,
+        /// Only messages sent before this time (ms); forever if unset.
+        #[serde(default)]
+        until_ms: Option<u64>,
+    },
+    /// Deliver matching messages `by_ms` later than the link would.
+    Delay {
+        /// Only messages from this node.
+        #[serde(default)]
+        from: Option<String>,
+        /// Only messages to this node.
+        #[serde(default)]
+        to: Option<String>,
+        /// Only messages of this kind.
+        #[serde(default)]
+        msg: Option<String>,
+        /// Only the nth matching message.
+        #[serde(default)]
+        nth: Option<u64>,
+        /// Only messages sent before this time (ms).
+        #[serde(default)]
+        until_ms: Option<u64>,
+        /// The extra delay in milliseconds.
+        by_ms: u64,
+    },
+    /// Deliver matching messages twice, the copy `after_ms` after the original.
+    Duplicate {
+        /// Only messages from this node.
+        #[serde(default)]
+        from: Option<String>,
+        /// Only messages to this node.
+        #[serde(default)]
+        to: Option<String>,
+        /// Only messages of this kind.
+        #[serde(default)]
+        msg: Option<String>,
+        /// Only the nth matching message.
+        #[serde(default)]
+        nth: Option<u64>,
+        /// Only messages sent before this time (ms).
+        #[serde(default)]
+        until_ms: Option<u64>,
+        /// How much later the copy arrives, in milliseconds.
+        #[serde(default)]
+        after_ms: u64,
+    },
+    /// Remove every drop, delay and duplicate rule.
+    ClearRules,
+    /// Set a node's clock off by `skew_ms` and make it run fast by `drift_ppm` (slow if negative).
+    Clock {
+        /// The node.
+        node: String,
+        /// Offset from true time in milliseconds.
+        #[serde(default)]
+        skew_ms: i64,
+        /// Rate error in parts per million.
+        #[serde(default)]
+        drift_ppm: i64,
+    },
+    /// Change how every link behaves from now on.
+    Network(LinkSpec),
+    /// Change how one directed link behaves from now on.
+    Link {
+        /// Sender side.
+        from: String,
+        /// Receiver side.
+        to: String,
+        /// The new behaviour.
+        link: LinkSpec,
+    },
+}
+
+/// How a link behaves: `(latency: Uniform(2, 10), loss: "1/100", duplicate: "0")`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// How long messages take (default: 1 ms).
+    #[serde(default = "LatencySpec::default_latency")]
+    pub latency: LatencySpec,
+    /// Probability a message is lost.
+    #[serde(default)]
+    pub loss: Ratio,
+    /// Probability a message is delivered twice.
+    #[serde(default)]
+    pub duplicate: Ratio,
+}
+
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec {
+            latency: LatencySpec::default_latency(),
+            loss: Ratio::ZERO,
+            duplicate: Ratio::ZERO,
+        }
+    }
+}
+
+/// A latency law in milliseconds.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub enum LatencySpec {
+    /// Always this many ms.
+    Fixed(u64),
+    /// Uniform between the two (both included).
+    Uniform(u64, u64),
+    /// Mostly near the first, with a heavy tail up to the second (P(> x) ~ min / x).
+    HeavyTail(u64, u64),
+    /// Always this many microseconds (for fine-grained timing).
+    FixedUs(u64),
+    /// Uniform between the two, in microseconds.
+    UniformUs(u64, u64),
+}
+
+impl LatencySpec {
+    fn default_latency() -> Self {
+        LatencySpec::Fixed(1)
+    }
+}
+
+/// When the run stops: `(max_time_ms: 5000)`. Quiescence always stops it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopSpec {
+    /// Virtual time limit in milliseconds (default 60 000).
+    #[serde(default = "default_max_time_ms")]
+    pub max_time_ms: u64,
+    /// Step limit (default 1 000 000).
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u64,
+    /// Limit on messages in flight at once (default 100 000).
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
+    /// Whether the first violation stops the run (default true).
+    #[serde(default = "yes")]
+    pub on_violation_stop: bool,
+}
+
+impl Default for StopSpec {
+    fn default() -> Self {
+        StopSpec {
+            max_time_ms: default_max_time_ms(),
+            max_steps: default_max_steps(),
+            max_in_flight: default_max_in_flight(),
+            on_violation_stop: true,
+        }
+    }
+}
+
+fn default_max_time_ms() -> u64 {
+    60_000
+}
+fn default_max_steps() -> u64 {
+    1_000_000
+}
+fn default_max_in_flight() -> usize {
+    100_000
+}
+fn yes() -> bool {
+    true
+}

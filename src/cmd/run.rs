@@ -1,0 +1,207 @@
+//! `dsim run`: one run of a scenario, told as a story, checked against its expectations.
+
+use crate::exit::{CliError, FAILED, OK};
+use crate::source::{Source, render_problems, resolve};
+use scenarios::RunResult;
+use scenarios::run::{RunOptions, replay_command};
+use sim_core::Lang;
+use std::io::Write;
+use std::path::PathBuf;
+use traces::narrate::Detail;
+
+/// Arguments of `dsim run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The scenario: a path (`scenarios/course/paxos/lost-accepts.ron`) or a bundled name
+    /// (`paxos/lost-accepts`; `dsim list` shows them).
+    pub scenario: String,
+    /// Seed for everything random (default: the file's `seed`, else 0). Only what is random
+    /// changes; scripted faults stay where the file puts them.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the trace (JSON Lines) to this file; `dsim view`, `check` and `replay` read it.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Print a machine-readable result (outcome, expectations, violations, seed) instead of
+    /// the story: for autograding.
+    #[arg(long)]
+    pub json: bool,
+    /// Language of the story: `en` (default) or `es` (the lesson's own words).
+    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    pub lang: Lang,
+    /// Tell everything: every send, delivery, timer and note, not only the lesson's facts.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Run twice and check that both traces are byte-identical.
+    #[arg(long)]
+    pub check_determinism: bool,
+}
+
+/// Parses `--lang`.
+pub fn parse_lang(s: &str) -> Result<Lang, String> {
+    match s {
+        "en" => Ok(Lang::En),
+        "es" => Ok(Lang::Es),
+        _ => Err(format!("unknown language `{s}`: use `en` or `es`")),
+    }
+}
+
+/// Runs `dsim run`.
+pub fn run(args: RunArgs) -> Result<u8, CliError> {
+    let src = resolve(&args.scenario)?;
+    let options = RunOptions {
+        seed: args.seed,
+        lang: args.lang,
+        detail: if args.verbose {
+            Detail::Everything
+        } else {
+            Detail::Story
+        },
+        keep_trace: args.trace.is_some() || args.check_determinism,
+    };
+    let result = run_once(&src, &options)?;
+    if args.check_determinism {
+        let again = run_once(&src, &options)?;
+        check_same(&result, &again)?;
+    }
+    if let Some(path) = &args.trace {
+        write_atomically(path, result.trace.as_deref().unwrap_or_default())?;
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&result).expect("results serialize")
+        );
+    } else {
+        print_story(&result, args.lang);
+    }
+    Ok(if result.passed { OK } else { FAILED })
+}
+
+fn run_once(src: &Source, options: &RunOptions) -> Result<RunResult, CliError> {
+    let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
+        .map_err(|p| CliError::bad_input(render_problems(&p)))?;
+    let seed_hint = options.seed;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        protocol.run(&src.name, &src.text, options)
+    }));
+    match outcome {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(problems)) => Err(CliError::bad_input(render_problems(&problems))),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            let seed = seed_hint.map_or("the file's seed".to_string(), |s| s.to_string());
+            Err(CliError::bug(format!(
+                "a bug: the run panicked ({what}).\n  seed: {seed}\n  replay: {}\n  \
+                 please report it with this scenario file",
+                replay_command(&src.name, seed_hint.unwrap_or(0))
+            )))
+        }
+    }
+}
+
+fn check_same(a: &RunResult, b: &RunResult) -> Result<(), CliError> {
+    let (ta, tb) = (
+        a.trace.as_deref().unwrap_or_default(),
+        b.trace.as_deref().unwrap_or_default(),
+    );
+    if ta == tb {
+        eprintln!(
+            "determinism: two runs gave byte-identical traces ({} lines)",
+            ta.lines().count()
+        );
+        return Ok(());
+    }
+    let line = ta
+        .lines()
+        .zip(tb.lines())
+        .position(|(x, y)| x != y)
+        .unwrap_or_else(|| ta.lines().count().min(tb.lines().count()));
+    Err(CliError::bug(format!(
+        "a bug: two runs of the same scenario and seed differ at trace line {}:\n  first:  {}\n  second: {}",
+        line + 1,
+        ta.lines().nth(line).unwrap_or("(end)"),
+        tb.lines().nth(line).unwrap_or("(end)")
+    )))
+}
+
+/// Writes `text` to `path` through a temporary file, so a failed run never leaves half a file.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    let tmp = path.with_extension("tmp-dsim");
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(CliError::io(path, e));
+    }
+    Ok(())
+}
+
+fn print_story(result: &RunResult, lang: Lang) {
+    let es = lang == Lang::Es;
+    println!("{} ({})", result.scenario, result.description);
+    println!(
+        "{} {}, seed {}",
+        if es { "protocolo" } else { "protocol" },
+        result.protocol,
+        result.seed
+    );
+    println!();
+    for line in &result.story {
+        let t = line.time.as_nanos();
+        println!(
+            "{:>4}.{:03}s  {}",
+            t / 1_000_000_000,
+            (t / 1_000_000) % 1000,
+            line.text
+        );
+    }
+    println!();
+    let r = &result.report;
+    println!(
+        "{} {:?} at {} after {} steps; messages: {} sent, {} delivered, {} lost, {} duplicated",
+        if es { "fin:" } else { "end:" },
+        r.stop,
+        r.time,
+        r.steps,
+        r.net.sent,
+        r.net.delivered,
+        r.net.dropped,
+        r.net.duplicated
+    );
+    for v in &r.violations {
+        println!(
+            "violation of {} at step {} ({}): {}",
+            v.invariant, v.step, v.time, v.message
+        );
+    }
+    for e in &result.expectations {
+        let mark = if e.held { "ok  " } else { "FAIL" };
+        println!("{mark} expect {}: {}", e.expect, e.detail);
+    }
+    if let Some(name) = &result.expect_violation {
+        let found = r.violations.iter().any(|v| &v.invariant == name);
+        let mark = if found { "ok  " } else { "FAIL" };
+        println!(
+            "{mark} expect violation of {name}: {}",
+            if found {
+                "found, as the scenario means to show"
+            } else {
+                "not found"
+            }
+        );
+    }
+    if result.passed {
+        println!("PASSED");
+    } else {
+        println!(
+            "FAILED (replay: {})",
+            replay_command(&result.scenario, result.seed)
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! The generic story of a run: what any protocol's trace says about sends, losses and faults.
+//!
+//! Protocols tell their own facts (who adopted which value, who leads which term) through
+//! `Protocol::narrate`; this module covers the records they leave to it, in English or in the
+//! course's Spanish.
+
+use sim_core::{Actor, DropReason, Event, Fault, Lang, Record};
+
+/// How much of a run the story tells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// Protocol facts, losses, faults and violations: the lesson's level.
+    #[default]
+    Story,
+    /// Everything, sends and deliveries included.
+    Everything,
+}
+
+/// A story line for a record the protocol did not narrate, or `None` to skip it at this detail.
+pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) -> Option<String> {
+    let es = lang == Lang::Es;
+    let all = detail == Detail::Everything;
+    Some(match &record.event {
+        Event::Start { node, restart } => {
+            if !*restart && !all {
+                return None;
+            }
+            match (es, restart) {
+                (false, false) => format!("{node} starts"),
+                (false, true) => format!("{node} restarts"),
+                (true, false) => format!("{node} arranca"),
+                (true, true) => format!("{node} VUELVE (reinicio)"),
+            }
+        }
+        Event::Send { from, to, msg, .. } if all => format!("{from} -> {to}: {msg:?}"),
+        Event::Deliver {
+            from, to, msg_kind, ..
+        } if all => {
+            if es {
+                format!("{to} recibe {msg_kind} de {from}")
+            } else {
+                format!("{to} receives {msg_kind} from {from}")
+            }
+        }
+        Event::Drop {
+            from,
+            to,
+            msg_kind,
+            reason,
+            ..
+        } => {
+            let why = reason_text(*reason, es);
+            if es {
+                format!("{from}: {msg_kind} a {to} PERDIDO ({why})")
+            } else {
+                format!("{from}: {msg_kind} to {to} LOST ({why})")
+            }
+        }
+        Event::Duplicate {
+            from, to, msg_kind, ..
+        } => {
+            if es {
+                format!("{from}: {msg_kind} a {to} DUPLICADO por la red")
+            } else {
+                format!("{from}: {msg_kind} to {to} DUPLICATED by the network")
+            }
+        }
+        Event::Timer { node, timer } if all => format!("{node}: timer {timer:?}"),
+        Event::Fault { fault } => fault_line(fault, es),
+        Event::Command {
+            node,
+            command,
+            accepted,
+        } => match (es, accepted) {
+            (false, true) => format!("{node} is told: {command:?}"),
+            (false, false) => format!("{node} is down and cannot {command:?}"),
+            (true, true) => format!("{node} recibe la orden {command:?}"),
+            (true, false) => format!("{node} está caído y no puede {command:?}"),
+        },
+        Event::Note { node, note } if all => format!("{node}: {note:?}"),
+        Event::Violation { invariant, message } => {
+            if es {
+                format!("VIOLACIÓN de {invariant}: {message}")
+            } else {
+                format!("VIOLATION of {invariant}: {message}")
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn reason_text(reason: DropReason, es: bool) -> String {
+    if !es {
+        return reason.to_string();
+    }
+    match reason {
+        DropReason::Loss => "la red lo pierde".into(),
+        DropReason::Partition => "cortado por una partición".into(),
+        DropReason::Rule(i) => format!("regla de fallo #{}", i + 1),
+        DropReason::Crashed => "el receptor está caído".into(),
+        DropReason::Paused => "el receptor está parado".into(),
+        DropReason::UnknownNode => "no existe ese nodo".into(),
+    }
+}
+
+fn fault_line(fault: &Fault, es: bool) -> String {
+    let join = |g: &[sim_core::Name]| {
+        g.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (fault, es) {
+        (Fault::Crash(n), false) => format!("{n} CRASHES (volatile state lost)"),
+        (Fault::Crash(n), true) => format!("{n} CAE (pierde el estado volátil)"),
+        (Fault::Restart(n), false) => format!("{n} RETURNS after a crash"),
+        (Fault::Restart(n), true) => format!("{n} VUELVE tras la caída"),
+        (Fault::Pause(n), false) => format!("{n} GOES DOWN (paused, state kept)"),
+        (Fault::Pause(n), true) => format!("{n} CAE (parado, conserva su estado)"),
+        (Fault::Resume(n), false) => format!("{n} RETURNS"),
+        (Fault::Resume(n), true) => format!("{n} VUELVE"),
+        (Fault::Partition(groups), false) => format!(
+            "network partition: {}",
+            groups
+                .iter()
+                .map(|g| format!("[{}]", join(g)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ),
+        (Fault::Partition(groups), true) => format!(
+            "partición de red: {}",
+            groups
+                .iter()
+                .map(|g| format!("[{}]", join(g)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ),
+        (Fault::PartitionOneWay(a, b), false) => {
+            format!(
+                "one-way cut: [{}] can no longer reach [{}]",
+                join(a),
+                join(b)
+            )
+        }
+        (Fault::PartitionOneWay(a, b), true) => {
+            format!(
+                "corte en un sentido: [{}] ya no llega a [{}]",
+                join(a),
+                join(b)
+            )
+        }
+        (Fault::Heal, false) => "the network heals".into(),
+        (Fault::Heal, true) => "la red se recupera".into(),
+        (Fault::Rule(i, what), false) => format!("fault rule #{i}: {what}"),
+        (Fault::Rule(i, what), true) => format!("regla de fallo #{i}: {what}"),
+        (Fault::ClearRules, false) => "fault rules removed".into(),
+        (Fault::ClearRules, true) => "se quitan las reglas de fallo".into(),
+        (
+            Fault::Clock {
+                node,
+                skew_ns,
+                drift_ppm,
+            },
+            _,
+        ) => format!("{node} clock: skew {skew_ns} ns, drift {drift_ppm} ppm"),
+        (Fault::Link(what), _) => format!("link change: {what}"),
+    }
+}
