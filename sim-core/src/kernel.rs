@@ -158,7 +158,8 @@ enum Pending<A: Actor> {
         node: NodeId,
         generation: u64,
     },
-    Action(Action<A::Command>),
+    /// Boxed: actions are rare and large, deliveries are hot and small.
+    Action(Box<Action<A::Command>>),
 }
 
 /// A simulation of actors of type `A` over a simulated network.
@@ -224,7 +225,8 @@ impl<A: Actor> Sim<A> {
 
     /// Schedules a scenario action at `at` (not before now).
     pub fn schedule(&mut self, at: Instant, action: Action<A::Command>) {
-        self.queue.push(at.max(self.now), Pending::Action(action));
+        self.queue
+            .push(at.max(self.now), Pending::Action(Box::new(action)));
     }
 
     /// Adds an invariant; from now on records are built for it.
@@ -456,7 +458,7 @@ impl<A: Actor> Sim<A> {
             }
             Pending::Action(action) => {
                 self.steps += 1;
-                self.act(action);
+                self.act(*action);
                 true
             }
         }
