@@ -7,7 +7,7 @@
 //! once, each located in the text with the closest valid name suggested.
 
 use crate::diagnostic::{Diagnostic, Locator, closest};
-use crate::schema::{At, Head, LatencySpec, LinkSpec, ScenarioDoc, Step};
+use crate::schema::{At, Head, LatencySpec, LinkSpec, ScenarioDoc, Step, StrictHead};
 use ron::extensions::Extensions;
 use sim_core::{
     Action, Actor, Clock, Duration, FaultRule, Instant, Latency, Limits, LinkConfig, Message,
@@ -41,7 +41,15 @@ pub fn ron_options() -> ron::Options {
 pub fn protocol_of(file: &str, source: &str) -> Result<String, Diagnostic> {
     match ron_options().from_str::<Head>(source) {
         Ok(head) => Ok(head.protocol),
-        Err(e) => Err(from_ron(file, source, &e)),
+        Err(e) => {
+            // A missing `protocol` is usually a misspelled one: the strict look names it.
+            if let ron::error::Error::MissingStructField { .. } = e.code
+                && let Err(strict) = ron_options().from_str::<StrictHead>(source)
+            {
+                return Err(from_ron(file, source, &strict));
+            }
+            Err(from_ron(file, source, &e))
+        }
     }
 }
 

@@ -32,6 +32,30 @@ pub struct Head {
     pub protocol: String,
 }
 
+/// The first look again, strictly, to name a misspelled top-level field when `protocol` is
+/// missing (the usual reason is that it was misspelled).
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Scenario", deny_unknown_fields)]
+#[allow(dead_code)] // Parsed only for its errors.
+pub struct StrictHead {
+    description: serde::de::IgnoredAny,
+    protocol: serde::de::IgnoredAny,
+    #[serde(default)]
+    config: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    seed: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    network: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    timeline: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    stop: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    expect: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    expect_violation: Option<serde::de::IgnoredAny>,
+}
+
 /// A whole scenario for a protocol whose config is `C`, commands `M` and expectations `E`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename = "Scenario", deny_unknown_fields)]

@@ -1,1 +1,14 @@
+//! dsim's integration tests: one binary (faster to build and link than one per file).
+//!
+//! - `cli`: the `dsim` binary's behaviour: exit codes, output, files written.
+//! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
+//! - `bundled`: every scenario file is bundled, validates and passes.
+//! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
+//! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
+mod bad_input;
+mod bundled;
+mod cli;
+mod determinism;
+mod golden;
+mod support;

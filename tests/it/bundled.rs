@@ -1,0 +1,47 @@
+//! Bundled scenarios: every scenario file in the repository ships in the binary, validates,
+//! and passes its own expectations (a teaching counterexample passes by showing its violation).
+
+use crate::support::{dsim, ron_files, root, stdout};
+use scenarios::bundled::BUNDLED;
+
+#[test]
+fn every_scenario_file_is_bundled() {
+    let dir = root().join("scenarios");
+    let mut files: Vec<String> = ["course", "demo"]
+        .iter()
+        .flat_map(|d| ron_files(&dir.join(d)))
+        .map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut bundled: Vec<String> = BUNDLED.iter().map(|b| b.path.to_string()).collect();
+    bundled.sort();
+    assert_eq!(
+        files, bundled,
+        "add new scenario files to scenarios/src/bundled.rs"
+    );
+}
+
+#[test]
+fn every_bundled_scenario_passes() {
+    for b in BUNDLED {
+        let out = dsim(&["run", b.name]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{} failed:\n{}",
+            b.name,
+            stdout(&out)
+        );
+        assert!(stdout(&out).contains("PASSED"));
+    }
+}
+
+/// `dsim list` names every bundled scenario with its description.
+#[test]
+fn list_shows_every_bundled_scenario() {
+    let out = stdout(&dsim(&["list"]));
+    for b in BUNDLED {
+        assert!(out.contains(b.name), "{} missing from:\n{out}", b.name);
+    }
+    assert!(!out.contains("does not validate"), "{out}");
+}

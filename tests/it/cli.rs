@@ -1,0 +1,77 @@
+//! The binary's behaviour as a user meets it.
+
+use crate::support::{dsim, stderr, stdout};
+
+/// `dsim run` tells the story and reports each expectation; `--json` is machine-readable.
+#[test]
+fn run_prints_a_story_and_json_parses() {
+    let out = dsim(&["run", "demo/token-ring"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("completes a lap"), "{text}");
+    assert!(text.contains("ok   expect Laps(10)"), "{text}");
+    let json = dsim(&["run", "demo/token-ring", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["passed"], true);
+    assert_eq!(v["seed"], 0);
+    assert!(v["expectations"][0]["held"].as_bool().unwrap());
+}
+
+/// A failed expectation exits 1 and says which one and how to replay.
+#[test]
+fn a_failed_expectation_exits_one() {
+    let dir = std::env::temp_dir().join(format!("dsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ring.ron");
+    let text = scenarios::bundled::find("demo/token-ring")
+        .unwrap()
+        .source
+        .replace("Laps(10)", "Laps(10000)");
+    std::fs::write(&file, text).unwrap();
+    let out = dsim(&["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("FAIL expect Laps(10000)"), "{text}");
+    assert!(text.contains("replay: dsim run"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_kinds_names_a_protocols_messages() {
+    let out = dsim(&["list", "--kinds", "token-ring"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("Token"));
+    assert_eq!(dsim(&["list", "--kinds", "nope"]).status.code(), Some(2));
+}
+
+/// `--lang es` tells the story in the course's Spanish.
+#[test]
+fn spanish_story() {
+    let out = stdout(&dsim(&["run", "demo/token-ring", "--lang", "es"]));
+    assert!(out.contains("completa una vuelta"), "{out}");
+    assert!(out.contains("CAE"), "{out}");
+}
+
+/// `--trace` writes a trace whose header carries the scenario and the seed.
+#[test]
+fn trace_file_carries_its_scenario() {
+    let dir = std::env::temp_dir().join(format!("dsim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.jsonl");
+    let out = dsim(&[
+        "run",
+        "demo/token-ring",
+        "--seed",
+        "5",
+        "--trace",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let header = traces::parse_header(&text).unwrap();
+    assert_eq!(header.seed, 5);
+    assert_eq!(header.protocol, "token-ring");
+    assert!(header.scenario.contains("Scenario("));
+    assert!(text.lines().count() > 10);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests: running the binary, finding the workspace.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `dsim` with `args` from the workspace root.
+pub fn dsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dsim"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the dsim binary runs")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every `.ron` file under `dir`, sorted.
+pub fn ron_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ron") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
