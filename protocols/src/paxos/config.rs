@@ -166,7 +166,7 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
         for name in names {
             if name.is_empty() {
                 problems.push(problem(
-                    Some(format!("{role}")),
+                    Some(role.to_string()),
                     format!("`{role}` has an empty name: give every node a name"),
                 ));
             } else if !seen.insert(name) {

@@ -129,7 +129,9 @@ pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<S
             accepted,
         } => {
             let Some(actor) = outcome.actor(node) else {
-                return Err(format!("expected acceptor {node}, but there is no such node"));
+                return Err(format!(
+                    "expected acceptor {node}, but there is no such node"
+                ));
             };
             let Some(state) = &actor.acceptor else {
                 return Err(format!("expected {node} to be an acceptor, but it is not"));

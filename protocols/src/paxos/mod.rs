@@ -72,3 +72,5 @@ pub use msg::{Number, PaxosMsg, Proposal};
 pub use node::{PaxosCommand, PaxosNode, PaxosTimer};
 pub use notes::PaxosNote;
 pub use protocol::Paxos;
+#[cfg(test)]
+mod tests;

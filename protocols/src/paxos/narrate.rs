@@ -12,7 +12,8 @@ use sim_core::{Event, Lang, Message, Record};
 
 fn proposal(p: &Option<Proposal>, lang: Lang) -> String {
     match (p, lang) {
-        (Some((n, v)), _) => format!("({n}, '{v}')"),
+        (Some((n, v)), Lang::En) => format!("already accepted ({n}, '{v}')"),
+        (Some((n, v)), Lang::Es) => format!("ya aceptado ({n}, '{v}')"),
         (None, Lang::En) => "nothing accepted".into(),
         (None, Lang::Es) => "nada aceptado".into(),
     }
@@ -29,10 +30,10 @@ fn note_line(node: &str, note: &PaxosNote, lang: Lang) -> String {
             format!("fase 1: prepare(n={n}) queriendo proponer '{value}'")
         }
         (N::Promised { n, accepted }, Lang::En) => {
-            format!("promised n={n} ({})", proposal(accepted, lang))
+            format!("promised n={n}, {}", proposal(accepted, lang))
         }
         (N::Promised { n, accepted }, Lang::Es) => {
-            format!("prometido n={n} ({})", proposal(accepted, lang))
+            format!("prometido n={n}, {}", proposal(accepted, lang))
         }
         (N::Nacked { n, promised }, Lang::En) => format!("nack n={n}: already promised {promised}"),
         (N::Nacked { n, promised }, Lang::Es) => format!("nack n={n}: ya prometido {promised}"),
