@@ -19,6 +19,18 @@ fn proposal(p: &Option<Proposal>, lang: Lang) -> String {
     }
 }
 
+/// "phase 2 failed: 1 accepted < majority 2", in the lesson's words for `lang`.
+fn phase_failed(phase: u8, got: u32, needed: u32, retry_in_ms: Option<u64>, lang: Lang) -> String {
+    let (failed, what, majority, retry) = match (lang, phase) {
+        (Lang::En, 1) => ("phase 1 failed", "promises", "majority", "retry in"),
+        (Lang::En, _) => ("phase 2 failed", "accepted", "majority", "retry in"),
+        (Lang::Es, 1) => ("fase 1 fallida", "promesas", "mayoría", "reintento en"),
+        (Lang::Es, _) => ("fase 2 fallida", "aceptados", "mayoría", "reintento en"),
+    };
+    let retry = retry_in_ms.map_or(String::new(), |ms| format!("; {retry} {ms} ms"));
+    format!("{failed}: {got} {what} < {majority} {needed}{retry}")
+}
+
 /// The line for one note of `node`.
 fn note_line(node: &str, note: &PaxosNote, lang: Lang) -> String {
     use PaxosNote as N;
@@ -69,26 +81,8 @@ fn note_line(node: &str, note: &PaxosNote, lang: Lang) -> String {
                 retry_in_ms,
                 ..
             },
-            Lang::En,
-        ) => {
-            let what = if *phase == 1 { "promises" } else { "accepted" };
-            let retry = retry_in_ms.map_or(String::new(), |ms| format!("; retry in {ms} ms"));
-            format!("phase {phase} failed: {got} {what} < majority {needed}{retry}")
-        }
-        (
-            N::PhaseFailed {
-                phase,
-                got,
-                needed,
-                retry_in_ms,
-                ..
-            },
-            Lang::Es,
-        ) => {
-            let what = if *phase == 1 { "promesas" } else { "aceptados" };
-            let retry = retry_in_ms.map_or(String::new(), |ms| format!("; reintento en {ms} ms"));
-            format!("fase {phase} fallida: {got} {what} < mayoría {needed}{retry}")
-        }
+            _,
+        ) => phase_failed(*phase, *got, *needed, *retry_in_ms, lang),
         (
             N::Chosen {
                 n,

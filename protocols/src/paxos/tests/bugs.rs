@@ -2,23 +2,12 @@
 //! caught by an invariant with it on. Runs keep going after a violation so that every invariant
 //! that notices gets to say so.
 
-use super::support::{Run, Scenario, lesson};
+use super::support::{Run, Scenario, lesson, px1};
 use crate::paxos::{Bugs, PaxosConfig, PaxosExpect};
 use sim_core::{Action, Duration, RuleAction};
 
 fn with(bugs: Bugs) -> PaxosConfig {
     lesson(|c| c.bugs = bugs)
-}
-
-/// PX-1's schedule.
-fn px1(config: &PaxosConfig) -> Run {
-    let mut s = Scenario::new(config, 1, true);
-    s.lose_first("Accept", "relay-1", "a2")
-        .lose_first("Accept", "relay-1", "a3");
-    s.propose(0, "relay-1")
-        .propose(100, "relay-2")
-        .propose(200, "relay-1");
-    s.run()
 }
 
 // Goal: show what the adopt-highest rule protects. Method: PX-1 with
@@ -27,12 +16,15 @@ fn px1(config: &PaxosConfig) -> Run {
 // agreement and chosen-value-is-stable both fire.
 #[test]
 fn ignore_accepted_in_promises_breaks_agreement() {
-    let control = px1(&with(Bugs::default()));
+    let control = px1(&with(Bugs::default()), true);
     assert_eq!(control.violated(), Vec::<String>::new());
-    let buggy = px1(&with(Bugs {
-        ignore_accepted_in_promises: true,
-        ..Bugs::default()
-    }));
+    let buggy = px1(
+        &with(Bugs {
+            ignore_accepted_in_promises: true,
+            ..Bugs::default()
+        }),
+        true,
+    );
     let fired = buggy.violated();
     assert!(fired.contains(&"agreement".to_string()), "{fired:?}");
     assert!(

@@ -4,7 +4,7 @@
 //! as targeted fault rules, and the rounds as `Propose` commands 100 ms apart (so they do not
 //! overlap unless the test wants them to). The three invariants run online; none may fire.
 
-use super::support::{Run, Scenario, every_acceptor, lesson};
+use super::support::{Run, Scenario, every_acceptor, lesson, px1};
 use crate::paxos::{OnTimeout, PaxosExpect, PaxosNote};
 use sim_core::{Duration, RuleAction};
 
@@ -21,10 +21,7 @@ fn three_rounds(s: &mut Scenario) -> Run {
 // relay-1's second round is 21 and confirms it, and every acceptor ends (21, relay-1).
 #[test]
 fn px1_lost_accepts_relay2_adopts_relay1() {
-    let mut s = Scenario::new(&lesson(|_| {}), 1, false);
-    s.lose_first("Accept", "relay-1", "a2")
-        .lose_first("Accept", "relay-1", "a3");
-    let run = three_rounds(&mut s);
+    let run = px1(&lesson(|_| {}), false);
     assert_eq!(run.violated(), Vec::<String>::new());
     let notes = run.notes();
     assert!(notes.contains(&(

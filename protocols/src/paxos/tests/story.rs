@@ -1,16 +1,10 @@
 //! The story of PX-1 in both languages, checked against the lesson's printed lines.
 
-use super::support::{Scenario, lesson};
+use super::support::{lesson, px1};
 use sim_core::Lang;
 
 fn px1_story(lang: Lang) -> Vec<String> {
-    let mut s = Scenario::new(&lesson(|_| {}), 1, false);
-    s.lose_first("Accept", "relay-1", "a2")
-        .lose_first("Accept", "relay-1", "a3");
-    s.propose(0, "relay-1")
-        .propose(100, "relay-2")
-        .propose(200, "relay-1");
-    s.run().story(lang)
+    px1(&lesson(|_| {}), false).story(lang)
 }
 
 // Goal: the Spanish story uses the lesson's words. Method: narrate PX-1 in Spanish. Proves:

@@ -179,3 +179,14 @@ pub fn every_acceptor(run: &Run, n: u64, value: &str) {
         run.check(&expect).unwrap();
     }
 }
+
+/// PX-1's schedule: relay-1's first Accepts to a2 and a3 are lost; rounds at 0, 100, 200 ms.
+pub fn px1(config: &PaxosConfig, keep_going: bool) -> Run {
+    let mut s = Scenario::new(config, 1, keep_going);
+    s.lose_first("Accept", "relay-1", "a2")
+        .lose_first("Accept", "relay-1", "a3");
+    s.propose(0, "relay-1")
+        .propose(100, "relay-2")
+        .propose(200, "relay-1");
+    s.run()
+}
