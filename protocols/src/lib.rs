@@ -1,1 +1,3 @@
-//! protocols
+//! protocols: the distributed protocols dsim simulates, each a module built on `sim-core`.
+
+pub mod paxos;

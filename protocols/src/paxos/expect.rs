@@ -1,0 +1,161 @@
+//! What a Paxos scenario can expect of a finished run, and how each expectation is checked.
+//!
+//! In RON: `Chosen("relay-1")`, `NothingChosen`, `Learned(node: "relay-2", value: "relay-1")`,
+//! `Acceptor(node: "a2", promised: 21, accepted: Some((21, "relay-1")))`. Outcomes of choice
+//! read the records (learners' `Chosen` notes, acceptors' `Accepted` notes); the acceptor
+//! expectation reads the acceptor's final state, which is what the lesson prints at the end.
+
+use crate::paxos::PaxosNode;
+use crate::paxos::invariants::AcceptLedger;
+use crate::paxos::msg::{Number, Proposal};
+use crate::paxos::notes::PaxosNote;
+use serde::{Deserialize, Serialize};
+use sim_core::{Event, Outcome, Record};
+
+/// One expectation about a Paxos run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaxosExpect {
+    /// At least one learner learned a value, and every learner that learned, learned this one.
+    Chosen(String),
+    /// No learner learned anything and no majority of acceptors accepted the same proposal.
+    NothingChosen,
+    /// Learner `node` learned `value`.
+    Learned {
+        /// The learner.
+        node: String,
+        /// The value it must have learned.
+        value: String,
+    },
+    /// Acceptor `node` ends with this promise and this accepted proposal.
+    Acceptor {
+        /// The acceptor.
+        node: String,
+        /// Its final promise.
+        promised: Number,
+        /// Its final accepted proposal (`None`: it never accepted).
+        accepted: Option<Proposal>,
+    },
+}
+
+/// Every learner's `Chosen` notes: (learner, n, value), in order.
+fn learned(records: &[Record<PaxosNode>]) -> Vec<(String, Number, String)> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Note {
+                node,
+                note: PaxosNote::Chosen { n, value, .. },
+            } => Some((node.to_string(), *n, value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Proposals a majority of acceptors accepted, from their `Accepted` notes.
+fn chosen_by_acceptors(outcome: &Outcome<'_, PaxosNode>) -> Vec<Proposal> {
+    let sim = outcome.sim;
+    let majority = sim
+        .node_ids()
+        .next()
+        .map_or(1, |id| sim.actor(id).cluster.majority());
+    let mut ledger = AcceptLedger::new(majority);
+    for r in outcome.records {
+        if let Event::Note {
+            node,
+            note: PaxosNote::Accepted { n, value },
+        } = &r.event
+        {
+            ledger.accept(node, *n, value);
+        }
+    }
+    ledger.chosen()
+}
+
+fn show(accepted: &Option<Proposal>) -> String {
+    match accepted {
+        Some((n, v)) => format!("({n}, '{v}')"),
+        None => "nothing".into(),
+    }
+}
+
+/// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
+pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<String, String> {
+    let learned = learned(outcome.records);
+    match expect {
+        PaxosExpect::Chosen(want) => {
+            if let Some((node, n, got)) = learned.iter().find(|(_, _, v)| v != want) {
+                return Err(format!(
+                    "expected '{want}' chosen, but {node} learned '{got}' (n={n})"
+                ));
+            }
+            let mut who: Vec<&str> = learned.iter().map(|(node, _, _)| node.as_str()).collect();
+            who.dedup();
+            if who.is_empty() {
+                return Err(format!(
+                    "expected '{want}' chosen, but no learner learned anything"
+                ));
+            }
+            Ok(format!("'{want}' chosen, learned by {}", who.join(", ")))
+        }
+        PaxosExpect::NothingChosen => {
+            if let Some((node, n, v)) = learned.first() {
+                return Err(format!(
+                    "expected nothing chosen, but {node} learned '{v}' (n={n})"
+                ));
+            }
+            if let Some((n, v)) = chosen_by_acceptors(outcome).first() {
+                return Err(format!(
+                    "expected nothing chosen, but a majority of acceptors accepted '{v}' (n={n})"
+                ));
+            }
+            Ok("nothing chosen".into())
+        }
+        PaxosExpect::Learned { node, value } => {
+            let mine: Vec<&(String, Number, String)> =
+                learned.iter().filter(|(who, _, _)| who == node).collect();
+            match mine.iter().find(|(_, _, v)| v != value) {
+                Some((_, n, v)) => Err(format!(
+                    "expected {node} to learn '{value}', but it learned '{v}' (n={n})"
+                )),
+                None if mine.is_empty() => Err(format!(
+                    "expected {node} to learn '{value}', but it learned nothing"
+                )),
+                None => Ok(format!("{node} learned '{value}'")),
+            }
+        }
+        PaxosExpect::Acceptor {
+            node,
+            promised,
+            accepted,
+        } => {
+            let Some(actor) = outcome.actor(node) else {
+                return Err(format!(
+                    "expected acceptor {node}, but there is no such node"
+                ));
+            };
+            let Some(state) = &actor.acceptor else {
+                return Err(format!("expected {node} to be an acceptor, but it is not"));
+            };
+            let want = format!("promised={promised}, accepted={}", show(accepted));
+            let got = match state.promised {
+                Some(p) => format!("promised={p}, accepted={}", show(&state.accepted)),
+                None => format!("nothing promised, accepted={}", show(&state.accepted)),
+            };
+            if state.promised == Some(*promised) && state.accepted == *accepted {
+                Ok(format!("{node}: {got}"))
+            } else {
+                Err(format!("expected {node} {want}, but it ended with {got}"))
+            }
+        }
+    }
+}
+
+/// Node names an expectation mentions.
+pub fn expect_nodes(expect: &PaxosExpect) -> Vec<String> {
+    match expect {
+        PaxosExpect::Learned { node, .. } | PaxosExpect::Acceptor { node, .. } => {
+            vec![node.clone()]
+        }
+        PaxosExpect::Chosen(_) | PaxosExpect::NothingChosen => Vec::new(),
+    }
+}

@@ -1,0 +1,236 @@
+//! The safety properties of Paxos, checked from trace records alone.
+//!
+//! Each checker reads the notes nodes publish (and the scenario's commands), never an actor's
+//! state, so the very same code judges a live run and a trace file a student edited. "Chosen"
+//! is computed two ways: a learner's `Chosen` note, and, from the acceptors' own `Accepted`
+//! notes, a majority of acceptors that accepted the same proposal (the paper's definition,
+//! which holds even if no learner ever hears of it).
+
+use crate::paxos::PaxosNode;
+use crate::paxos::msg::{Number, Proposal};
+use crate::paxos::node::PaxosCommand;
+use crate::paxos::notes::PaxosNote;
+use sim_core::{Event, Invariant, Record};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A value became chosen, and how we know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChosenFact {
+    /// The proposal number.
+    pub n: Number,
+    /// The value.
+    pub value: String,
+    /// Who witnessed it, in words ("a majority (a1, a2) accepted", "relay-2 learned").
+    pub witness: String,
+}
+
+impl ChosenFact {
+    fn describe(&self) -> String {
+        format!("{} '{}' at n={}", self.witness, self.value, self.n)
+    }
+}
+
+/// Which acceptors accepted which proposal, from `Accepted` notes: the paper's "chosen".
+#[derive(Clone, Debug, Default)]
+pub struct AcceptLedger {
+    majority: usize,
+    accepts: BTreeMap<Proposal, BTreeSet<String>>,
+}
+
+impl AcceptLedger {
+    /// A ledger where `majority` acceptors choose a proposal.
+    pub fn new(majority: usize) -> Self {
+        AcceptLedger {
+            majority: majority.max(1),
+            accepts: BTreeMap::new(),
+        }
+    }
+
+    /// Records that `acceptor` accepted `(n, value)`; returns the fact when this accept is the
+    /// one that makes a majority.
+    pub fn accept(&mut self, acceptor: &str, n: Number, value: &str) -> Option<ChosenFact> {
+        let set = self.accepts.entry((n, value.to_string())).or_default();
+        if !set.insert(acceptor.to_string()) || set.len() != self.majority {
+            return None;
+        }
+        let names: Vec<&str> = set.iter().map(String::as_str).collect();
+        Some(ChosenFact {
+            n,
+            value: value.to_string(),
+            witness: format!("a majority ({}) accepted", names.join(", ")),
+        })
+    }
+
+    /// Every proposal a majority accepted, in number order.
+    pub fn chosen(&self) -> Vec<Proposal> {
+        self.accepts
+            .iter()
+            .filter(|(_, who)| who.len() >= self.majority)
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
+/// Reads one record as the chosen facts it reveals (a learner's note, or a new majority of
+/// acceptor accepts), feeding acceptor accepts into `ledger`.
+fn chosen_facts(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Vec<ChosenFact> {
+    let Event::Note { node, note } = &record.event else {
+        return Vec::new();
+    };
+    match note {
+        PaxosNote::Chosen { n, value, .. } => vec![ChosenFact {
+            n: *n,
+            value: value.clone(),
+            witness: format!("{node} learned"),
+        }],
+        PaxosNote::Accepted { n, value } => ledger.accept(node, *n, value).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// **agreement**: no two different values are ever chosen.
+#[derive(Clone, Debug)]
+pub struct Agreement {
+    ledger: AcceptLedger,
+    first: Option<ChosenFact>,
+}
+
+impl Agreement {
+    /// For a cluster where `majority` acceptors choose.
+    pub fn new(majority: usize) -> Self {
+        Agreement {
+            ledger: AcceptLedger::new(majority),
+            first: None,
+        }
+    }
+}
+
+impl Invariant<PaxosNode> for Agreement {
+    fn name(&self) -> &'static str {
+        "agreement"
+    }
+
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+        for fact in chosen_facts(&mut self.ledger, record) {
+            match &self.first {
+                None => self.first = Some(fact),
+                Some(first) if first.value != fact.value => {
+                    return Err(format!(
+                        "two different values chosen: {}, then {}",
+                        first.describe(),
+                        fact.describe()
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// **validity**: a chosen value is one some proposer was asked to propose (its configured
+/// value, or one given by a `ProposeValue` command).
+#[derive(Clone, Debug)]
+pub struct Validity {
+    ledger: AcceptLedger,
+    proposed: BTreeSet<String>,
+}
+
+impl Validity {
+    /// With the proposers' initial values, for a cluster where `majority` acceptors choose.
+    pub fn new(majority: usize, initial: BTreeSet<String>) -> Self {
+        Validity {
+            ledger: AcceptLedger::new(majority),
+            proposed: initial,
+        }
+    }
+}
+
+impl Invariant<PaxosNode> for Validity {
+    fn name(&self) -> &'static str {
+        "validity"
+    }
+
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+        if let Event::Command {
+            command: PaxosCommand::ProposeValue(value),
+            accepted: true,
+            ..
+        } = &record.event
+        {
+            self.proposed.insert(value.clone());
+        }
+        for fact in chosen_facts(&mut self.ledger, record) {
+            if !self.proposed.contains(&fact.value) {
+                let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
+                return Err(format!(
+                    "{}, but no proposer was ever asked to propose it (proposed: {})",
+                    fact.describe(),
+                    known.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// **chosen-value-is-stable** (P2b): once `(n, v)` is chosen, every proposal numbered above
+/// `n` that any acceptor accepts carries `v`, whenever it was accepted (before or after `n`
+/// became chosen). An accept numbered below `n` arriving late is legal.
+#[derive(Clone, Debug)]
+pub struct ChosenValueIsStable {
+    ledger: AcceptLedger,
+    /// Every accept seen: (number, value, acceptor).
+    accepts: Vec<(Number, String, String)>,
+    chosen: Vec<ChosenFact>,
+}
+
+impl ChosenValueIsStable {
+    /// For a cluster where `majority` acceptors choose.
+    pub fn new(majority: usize) -> Self {
+        ChosenValueIsStable {
+            ledger: AcceptLedger::new(majority),
+            accepts: Vec::new(),
+            chosen: Vec::new(),
+        }
+    }
+}
+
+impl Invariant<PaxosNode> for ChosenValueIsStable {
+    fn name(&self) -> &'static str {
+        "chosen-value-is-stable"
+    }
+
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+        let Event::Note {
+            node,
+            note: PaxosNote::Accepted { n, value },
+        } = &record.event
+        else {
+            return Ok(());
+        };
+        for fact in &self.chosen {
+            if *n > fact.n && *value != fact.value {
+                return Err(format!(
+                    "{node} accepted '{value}' at n={n}, above n={} where '{}' was chosen ({})",
+                    fact.n, fact.value, fact.witness
+                ));
+            }
+        }
+        self.accepts.push((*n, value.clone(), node.to_string()));
+        if let Some(fact) = self.ledger.accept(node, *n, value) {
+            let above = self
+                .accepts
+                .iter()
+                .find(|(m, v, _)| *m > fact.n && *v != fact.value);
+            if let Some((m, v, who)) = above {
+                return Err(format!(
+                    "{} became chosen, but {who} had already accepted '{v}' at n={m}, a higher number with another value",
+                    fact.describe()
+                ));
+            }
+            self.chosen.push(fact);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,67 @@
+//! The messages Paxos roles exchange through the simulated network, in the paper's words.
+//!
+//! Phase 1 is `Prepare` / `Promise`, phase 2 is `Accept` / `Accepted`; an acceptor that refuses
+//! either request answers `Nack` with the number it has promised, so that the proposer can jump
+//! above it in its next round. This module only describes payloads; who sends what is `node`.
+
+use serde::{Deserialize, Serialize};
+use sim_core::Message;
+
+/// A proposal number: `round * multiplier + proposer id`, unique per proposer and round.
+pub type Number = u64;
+
+/// A proposal as an acceptor remembers it: the number it was accepted with, and its value.
+pub type Proposal = (Number, String);
+
+/// One Paxos message.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PaxosMsg {
+    /// Phase 1a, proposer to acceptors: "promise not to accept anything numbered below `n`".
+    Prepare {
+        /// The proposal number of the round.
+        n: Number,
+    },
+    /// Phase 1b, acceptor to proposer: the promise, with the last proposal it accepted, if any.
+    Promise {
+        /// The number promised (the proposer's `n`).
+        n: Number,
+        /// The highest-numbered proposal this acceptor accepted before promising.
+        accepted: Option<Proposal>,
+    },
+    /// Acceptor to proposer: the `Prepare` or `Accept` numbered `n` was refused because the
+    /// acceptor already promised `promised`.
+    Nack {
+        /// The refused number.
+        n: Number,
+        /// What the acceptor has promised instead.
+        promised: Number,
+    },
+    /// Phase 2a, proposer to acceptors: "accept this value with number `n`".
+    Accept {
+        /// The proposal number of the round.
+        n: Number,
+        /// The value proposed (adopted from the promises, or the proposer's own).
+        value: String,
+    },
+    /// Phase 2b, acceptor to the proposer and to every learner: "I accepted (`n`, `value`)".
+    Accepted {
+        /// The accepted number.
+        n: Number,
+        /// The accepted value.
+        value: String,
+    },
+}
+
+impl Message for PaxosMsg {
+    const KINDS: &'static [&'static str] = &["Prepare", "Promise", "Nack", "Accept", "Accepted"];
+
+    fn kind(&self) -> &'static str {
+        match self {
+            PaxosMsg::Prepare { .. } => "Prepare",
+            PaxosMsg::Promise { .. } => "Promise",
+            PaxosMsg::Nack { .. } => "Nack",
+            PaxosMsg::Accept { .. } => "Accept",
+            PaxosMsg::Accepted { .. } => "Accepted",
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! How Paxos plugs into scenarios: the [`Paxos`] implementation of `sim_core::Protocol`.
+//!
+//! It only wires the other modules together (config, node, invariants, expectations, story),
+//! so that the scenarios registry can name "paxos" and get everything from one type.
+
+use crate::paxos::config::{self, PaxosConfig};
+use crate::paxos::expect::{self, PaxosExpect};
+use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
+use crate::paxos::narrate;
+use crate::paxos::node::PaxosNode;
+use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record};
+
+/// Single-decree Paxos as a scenario protocol.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Paxos;
+
+impl Protocol for Paxos {
+    const NAME: &'static str = "paxos";
+    const ABOUT: &'static str =
+        "single-decree Paxos: proposers, acceptors and learners agree on one value";
+    type Actor = PaxosNode;
+    type Config = PaxosConfig;
+    type Expect = PaxosExpect;
+
+    fn nodes(config: &PaxosConfig) -> Vec<String> {
+        config.node_names()
+    }
+
+    fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
+        config::validate(config)
+    }
+
+    fn build(config: &PaxosConfig, id: NodeId) -> PaxosNode {
+        let names = config.node_names();
+        PaxosNode::from_config(config, &names[id.index()])
+    }
+
+    fn invariants(config: &PaxosConfig) -> Vec<Box<dyn Invariant<PaxosNode>>> {
+        let majority = config.majority();
+        vec![
+            Box::new(Agreement::new(majority)),
+            Box::new(Validity::new(majority, config.initial_values())),
+            Box::new(ChosenValueIsStable::new(majority)),
+        ]
+    }
+
+    fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<String, String> {
+        expect::check(expect, outcome)
+    }
+
+    fn expect_nodes(expect: &PaxosExpect) -> Vec<String> {
+        expect::expect_nodes(expect)
+    }
+
+    fn narrate(record: &Record<PaxosNode>, lang: Lang) -> Option<String> {
+        narrate::narrate(record, lang)
+    }
+}
