@@ -22,6 +22,11 @@ macro_rules! bundle {
 
 /// Every bundled scenario, in the order `dsim list` shows them.
 pub const BUNDLED: &[Bundled] = bundle! {
+    "paxos/lost-accepts" => "course/paxos/lost-accepts.ron",
+    "paxos/lost-accepts-a1" => "course/paxos/lost-accepts-a1.ron",
+    "paxos/lost-prepare" => "course/paxos/lost-prepare.ron",
+    "paxos/dueling-proposers" => "course/paxos/dueling-proposers.ron",
+    "paxos/dueling-proposers-fixed-backoff" => "course/paxos/dueling-proposers-fixed-backoff.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 

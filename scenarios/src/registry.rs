@@ -6,6 +6,7 @@
 use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::load::{self, Prepared};
 use crate::run::{self, RunOptions, RunResult};
+use protocols::paxos::Paxos;
 use sim_core::demo::TokenRingProtocol;
 use sim_core::{Actor, Message, Protocol};
 use std::marker::PhantomData;
@@ -79,7 +80,10 @@ impl<P: Protocol> DynProtocol for Entry<P> {
 
 /// Every protocol dsim knows, in the order `dsim list` shows them.
 pub fn protocols() -> &'static [&'static dyn DynProtocol] {
-    &[&Entry::<TokenRingProtocol>(PhantomData)]
+    &[
+        &Entry::<Paxos>(PhantomData),
+        &Entry::<TokenRingProtocol>(PhantomData),
+    ]
 }
 
 /// The protocol called `name`.
