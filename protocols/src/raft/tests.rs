@@ -1,0 +1,1 @@
+//! Handler unit tests with `TestContext`, no kernel.
