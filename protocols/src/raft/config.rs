@@ -62,12 +62,12 @@ pub struct RaftConfig {
 pub struct NodeSpec {
     /// The node's name ("nodo-1").
     pub name: String,
-    /// The last entry of its log: `log: (term: 1, index: 5)`.
+    /// The last entry of its log: `log: (term: 1, index: 5)`. Default: empty, (0, 0).
     #[serde(default)]
-    pub log: Option<LastEntry>,
+    pub log: LastEntry,
     /// Or the terms of its entries, index 1 first: `entries: [1, 1, 1]`.
-    #[serde(default)]
-    pub entries: Option<Vec<u64>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<u64>,
 }
 
 impl NodeSpec {
@@ -75,17 +75,17 @@ impl NodeSpec {
     pub fn new(name: &str, term: u64, index: u64) -> NodeSpec {
         NodeSpec {
             name: name.to_string(),
-            log: Some(LastEntry { term, index }),
-            entries: None,
+            log: LastEntry { term, index },
+            entries: Vec::new(),
         }
     }
 
     /// The node's fixed log (empty if neither form is given).
     pub fn fixed_log(&self) -> FixedLog {
-        match (&self.log, &self.entries) {
-            (Some(last), _) => FixedLog::new(last.term, last.index),
-            (None, Some(terms)) => FixedLog::from_entry_terms(terms),
-            (None, None) => FixedLog::default(),
+        if self.entries.is_empty() {
+            FixedLog::new(self.log.term, self.log.index)
+        } else {
+            FixedLog::from_entry_terms(&self.entries)
         }
     }
 }
@@ -170,7 +170,7 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
                 ),
             );
         }
-        if node.log.is_some() && node.entries.is_some() {
+        if node.log != LastEntry::default() && !node.entries.is_empty() {
             problem(
                 Some(format!("\"{}\"", node.name)),
                 format!(
@@ -179,9 +179,8 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
                 ),
             );
         }
-        if let Some(last) = node.log
-            && (last.index == 0) != (last.term == 0)
-        {
+        let last = node.log;
+        if (last.index == 0) != (last.term == 0) {
             problem(
                 Some(format!("\"{}\"", node.name)),
                 format!(

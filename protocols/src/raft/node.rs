@@ -80,7 +80,7 @@ enum Awaiting {
 }
 
 /// A Raft server (leader election only).
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RaftNode {
     /// Every node's name, by `NodeId` (for notes).
     names: Arc<[String]>,
