@@ -3,8 +3,8 @@
 
 use protocols::raft::{self, Raft, RaftConfig, RaftExpect, RaftNode, RaftNote, Role};
 use sim_core::{
-    Action, Duration, Event, FaultRule, Instant, Lang, Latency, Limits, LinkConfig, Message,
-    NodeId, Outcome, Protocol, Ratio, Record, RuleAction, Sim, SimConfig, TraceMode,
+    Action, Duration, Event, FaultRule, Instant, Lang, Latency, Limits, LinkConfig, NodeId,
+    Outcome, Protocol, Ratio, Record, RuleAction, Sim, SimConfig, TraceMode,
 };
 
 const N1: NodeId = NodeId(0);
@@ -151,8 +151,7 @@ fn assert_rf1_facts(s: &Sim<RaftNode>, records: &[Record<RaftNode>], old: &str) 
         .collect();
     let before = leaders
         .iter()
-        .filter(|l| l.0 < 1000)
-        .last()
+        .rfind(|l| l.0 < 1000)
         .expect("a leader before 1 s");
     assert!(
         before.1 != "nodo-3",
@@ -434,4 +433,198 @@ fn same_seed_same_records() {
     let a = json(&rf1(7).1);
     assert_eq!(a, json(&rf1(7).1));
     assert_ne!(a, json(&rf1(8).1));
+}
+
+/// The lesson's cast with equal logs, nodo-1 and nodo-2 both pinned at 120 ms: two candidates of
+/// term 1 at the same instant.
+fn twin_candidates() -> RaftConfig {
+    let mut config = RaftConfig::lesson();
+    config.nodes[2] = raft::NodeSpec::new("nodo-3", 1, 5);
+    config.first_deadline_ms.clear();
+    config.first_deadline_ms.insert("nodo-1".into(), 120);
+    config.first_deadline_ms.insert("nodo-2".into(), 120);
+    config
+}
+
+/// Runs `config` to `end_ms` with `seed`, after `setup`; returns the violated invariants.
+fn violations_of(
+    config: &RaftConfig,
+    seed: u64,
+    end_ms: u64,
+    setup: impl Fn(&mut Sim<RaftNode>),
+) -> Vec<String> {
+    let mut s = traced(config, seed, end_ms);
+    setup(&mut s);
+    s.run();
+    violated(&s)
+}
+
+// Goal: the vote_twice knob is caught. Method: nodo-1 and nodo-2 stand in term 1 at the same
+// instant (both pinned at 120 ms), 20 seeds; control with the knob off. Proves: correct Raft
+// elects one of them; with the knob the double vote is always caught, and in most seeds both
+// reach a majority (split brain) before the first leader's heartbeat reaches the other.
+#[test]
+fn knob_vote_twice_against_control() {
+    let mut config = twin_candidates();
+    for seed in 0..20 {
+        assert_eq!(
+            violations_of(&config, seed, 1000, |_| {}),
+            Vec::<String>::new(),
+            "seed {seed}"
+        );
+    }
+    config.bugs.vote_twice = true;
+    let mut split = 0;
+    for seed in 0..20 {
+        let v = violations_of(&config, seed, 1000, |_| {});
+        assert!(
+            v.contains(&"one-vote-per-term".to_string()),
+            "seed {seed}: {v:?}"
+        );
+        split += usize::from(v.contains(&"at-most-one-leader-per-term".to_string()));
+    }
+    println!("vote_twice: two leaders in term 1 in {split} of 20 seeds");
+    assert!(split >= 10, "{split}");
+}
+
+// Goal: the skip_log_check knob is caught. Method: RF-1's first second (nodo-3, log (1,3), stands
+// first), 20 seeds; control with the knob off. Proves: without the up-to-date check nodo-3 wins
+// term 1 and the log invariant catches a leader behind a majority.
+#[test]
+fn knob_skip_log_check_against_control() {
+    let mut config = RaftConfig::lesson();
+    for seed in 0..20 {
+        assert_eq!(
+            violations_of(&config, seed, 1000, |_| {}),
+            Vec::<String>::new(),
+            "seed {seed}"
+        );
+    }
+    config.bugs.skip_log_check = true;
+    for seed in 0..20 {
+        let v = violations_of(&config, seed, 1000, |_| {});
+        assert_eq!(v, vec!["leader-log-up-to-date".to_string()], "seed {seed}");
+    }
+}
+
+// Goal: the ignore_higher_term_in_replies knob is caught. Method: RF-1 (pause the leader at 1 s,
+// resume at 2 s) with the new leader's messages to the old one cut from 1.9 s (one way), so the
+// only news of the new term the old leader gets is in the replies to its own heartbeats; 20
+// seeds; control with the knob off. Proves: correct Raft steps down on the reply; with the knob
+// the old leader keeps its term and the adopt-higher-term invariant catches it.
+#[test]
+fn knob_ignore_higher_term_in_replies_against_control() {
+    let mut config = RaftConfig::lesson();
+    let stage = |s: &mut Sim<RaftNode>| {
+        let old = leader_at(s, ms(999));
+        s.schedule(ms(1000), Action::Pause(old));
+        let new = leader_at_after_pause(s, old);
+        s.schedule(ms(1900), Action::PartitionOneWay(vec![new], vec![old]));
+        s.schedule(ms(2000), Action::Resume(old));
+    };
+    for seed in 0..20 {
+        assert_eq!(
+            violations_of(&config, seed, 3000, stage),
+            Vec::<String>::new(),
+            "seed {seed}"
+        );
+    }
+    config.bugs.ignore_higher_term_in_replies = true;
+    for seed in 0..20 {
+        let v = violations_of(&config, seed, 3000, stage);
+        assert!(
+            v.contains(&"adopt-higher-term".to_string()),
+            "seed {seed}: {v:?}"
+        );
+    }
+}
+
+/// The leader at 1.9 s of a fork of `s` where `old` is paused at 1 s.
+fn leader_at_after_pause(s: &Sim<RaftNode>, old: NodeId) -> NodeId {
+    let mut probe = s.clone();
+    probe.schedule(ms(1000), Action::Pause(old));
+    let new = leader_at(&probe, ms(1899));
+    assert_ne!(new, old, "a new leader by 1.9 s");
+    new
+}
+
+/// The schedule that makes the lesson's slip elect two leaders in term 1: nodo-1 and nodo-2
+/// stand at 120 ms; nodo-2's RequestVote to nodo-3 is held 30 ms, so nodo-3 votes for nodo-1
+/// first and gets nodo-1's first heartbeat (which, with the slip, clears its vote) before
+/// nodo-2's request arrives; nodo-1's heartbeats to nodo-2 are held 100 ms so nodo-2 is still a
+/// candidate when nodo-3's vote comes back.
+fn slip_schedule(s: &mut Sim<RaftNode>) {
+    let mut hold_vote = FaultRule::new(RuleAction::Delay {
+        by: Duration::from_millis(30),
+    });
+    hold_vote.from = Some(N2);
+    hold_vote.to = Some(N3);
+    hold_vote.kind = Some("RequestVote".into());
+    hold_vote.nth = Some(1);
+    let mut hold_heartbeats = FaultRule::new(RuleAction::Delay {
+        by: Duration::from_millis(100),
+    });
+    hold_heartbeats.from = Some(N1);
+    hold_heartbeats.to = Some(N2);
+    hold_heartbeats.kind = Some("AppendEntries".into());
+    hold_heartbeats.until = Some(ms(200));
+    s.schedule(Instant::ZERO, Action::AddRule(hold_vote));
+    s.schedule(Instant::ZERO, Action::AddRule(hold_heartbeats));
+}
+
+// Goal: the lesson's own slip (votedFor cleared by every heartbeat) yields two leaders in one
+// term. Method: the pinned schedule of `slip_schedule`, 20 seeds; control with the knob off and
+// the same schedule. Proves: correct Raft keeps nodo-3's vote for nodo-1 and nodo-2 steps down at
+// the held heartbeat; with the slip nodo-3 votes again and nodo-2 also leads term 1.
+#[test]
+fn knob_reset_vote_on_heartbeat_two_leaders_in_one_term() {
+    let mut config = twin_candidates();
+    for seed in 0..20 {
+        let mut s = traced(&config, seed, 1000);
+        slip_schedule(&mut s);
+        s.run();
+        assert_eq!(violated(&s), Vec::<String>::new(), "seed {seed}");
+        let records = s.take_records();
+        let denied = Raft::check(
+            &RaftExpect::Denied {
+                term: 1,
+                voter: "nodo-3".into(),
+                candidate: "nodo-2".into(),
+            },
+            &Outcome {
+                sim: &s,
+                records: &records,
+            },
+        );
+        assert!(denied.is_ok(), "seed {seed}: {denied:?}");
+    }
+    config.bugs.reset_vote_on_heartbeat = true;
+    for seed in 0..20 {
+        let mut s = traced(&config, seed, 1000);
+        slip_schedule(&mut s);
+        s.run();
+        let v = violated(&s);
+        assert!(
+            v.contains(&"at-most-one-leader-per-term".to_string()),
+            "seed {seed}: {v:?}"
+        );
+        let records = s.take_records();
+        let outcome = Outcome {
+            sim: &s,
+            records: &records,
+        };
+        for node in ["nodo-1", "nodo-2"] {
+            let led = Raft::check(
+                &RaftExpect::LeaderOfTerm {
+                    term: 1,
+                    node: node.into(),
+                },
+                &outcome,
+            );
+            assert!(led.is_ok(), "seed {seed}: {led:?}");
+        }
+        if seed == 0 {
+            println!("{}", story(&records, Lang::Es));
+        }
+    }
 }

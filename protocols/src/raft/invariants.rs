@@ -189,7 +189,7 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                     if self
                         .pending
                         .as_ref()
-                        .is_some_and(|p| &*p.0 == &**node && to >= p.2)
+                        .is_some_and(|p| *p.0 == **node && to >= p.2)
                     {
                         self.pending = None;
                     }
