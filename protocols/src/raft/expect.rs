@@ -1,0 +1,261 @@
+//! What a Raft scenario can expect of a run's outcome, checked in plain words.
+//!
+//! RON, one per line of the scenario's `expect` list:
+//!
+//! ```ron
+//! Leader(node: "nodo-2", term: 4)               // at the end, nodo-2 leads term 4, alone
+//! Final(node: "nodo-1", role: Follower, term: 4) // a node's final role and term
+//! LeaderOfTerm(term: 2, node: "nodo-1")         // nodo-1 was elected in term 2 (from notes)
+//! Denied(term: 1, voter: "nodo-2", candidate: "nodo-3")
+//! NoLeaderLongerThanMs(ms: 400)                 // after the first election, gaps stay short
+//! ```
+
+use crate::raft::node::{RaftNode, Role};
+use crate::raft::notes::RaftNote;
+use serde::{Deserialize, Serialize};
+use sim_core::{Event, Fault, Instant, Outcome, Record};
+use std::collections::BTreeMap;
+
+/// One expectation about a Raft run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum RaftExpect {
+    /// At the end `node` is leader of `term`, and no other node leads `term` or a later one.
+    Leader {
+        /// The leader.
+        node: String,
+        /// Its term.
+        term: u64,
+    },
+    /// At the end `node` has this role and currentTerm.
+    Final {
+        /// The node.
+        node: String,
+        /// Follower, Candidate or Leader.
+        role: Role,
+        /// Its currentTerm.
+        term: u64,
+    },
+    /// `node` became leader of `term` at some point of the run.
+    LeaderOfTerm {
+        /// The term.
+        term: u64,
+        /// The node elected.
+        node: String,
+    },
+    /// `voter` denied its vote to `candidate` in `term`.
+    Denied {
+        /// The RequestVote's term.
+        term: u64,
+        /// Who refused.
+        voter: String,
+        /// Who asked.
+        candidate: String,
+    },
+    /// From the first election on, the cluster is never without a live leader longer than `ms`.
+    NoLeaderLongerThanMs {
+        /// The longest gap allowed, in ms.
+        ms: u64,
+    },
+}
+
+/// Node names an expectation mentions.
+pub fn nodes(expect: &RaftExpect) -> Vec<String> {
+    match expect {
+        RaftExpect::Leader { node, .. }
+        | RaftExpect::Final { node, .. }
+        | RaftExpect::LeaderOfTerm { node, .. } => vec![node.clone()],
+        RaftExpect::Denied {
+            voter, candidate, ..
+        } => vec![voter.clone(), candidate.clone()],
+        RaftExpect::NoLeaderLongerThanMs { .. } => Vec::new(),
+    }
+}
+
+fn notes(records: &[Record<RaftNode>]) -> impl Iterator<Item = (Instant, &str, &RaftNote)> {
+    records.iter().filter_map(|r| match &r.event {
+        Event::Note { node, note } => Some((r.time, &**node, note)),
+        _ => None,
+    })
+}
+
+fn role_word(role: Role) -> &'static str {
+    match role {
+        Role::Follower => "follower",
+        Role::Candidate => "candidate",
+        Role::Leader => "leader",
+    }
+}
+
+/// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
+pub fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<String, String> {
+    let actor = |name: &str| {
+        outcome
+            .actor(name)
+            .ok_or_else(|| format!("expected a node called {name}, but there is none"))
+    };
+    match expect {
+        RaftExpect::Leader { node, term } => {
+            let a = actor(node)?;
+            if a.role() != Role::Leader || a.current_term() != *term {
+                return Err(format!(
+                    "expected {node} to end as leader of term {term}, but it is {} of term {}",
+                    role_word(a.role()),
+                    a.current_term()
+                ));
+            }
+            let rivals: Vec<String> = outcome
+                .sim
+                .node_ids()
+                .filter(|&id| outcome.sim.name(id) != node)
+                .filter(|&id| {
+                    let other = outcome.sim.actor(id);
+                    other.role() == Role::Leader && other.current_term() >= *term
+                })
+                .map(|id| {
+                    let name = outcome.sim.name(id);
+                    format!("{name} (term {})", outcome.sim.actor(id).current_term())
+                })
+                .collect();
+            if rivals.is_empty() {
+                Ok(format!("{node} ends as the leader of term {term}"))
+            } else {
+                Err(format!(
+                    "expected {node} to be the only leader of term {term} at the end, but {} \
+                     also lead",
+                    rivals.join(", ")
+                ))
+            }
+        }
+        RaftExpect::Final { node, role, term } => {
+            let a = actor(node)?;
+            if a.role() == *role && a.current_term() == *term {
+                Ok(format!(
+                    "{node} ends as {} of term {term}",
+                    role_word(*role)
+                ))
+            } else {
+                Err(format!(
+                    "expected {node} to end as {} of term {term}, but it is {} of term {}",
+                    role_word(*role),
+                    role_word(a.role()),
+                    a.current_term()
+                ))
+            }
+        }
+        RaftExpect::LeaderOfTerm { term, node } => {
+            let leaders: Vec<String> = notes(outcome.records)
+                .filter_map(|(at, who, n)| match n {
+                    RaftNote::BecameLeader { term: t, votes, .. } if t == term => {
+                        Some((at, who, *votes))
+                    }
+                    _ => None,
+                })
+                .map(|(at, who, votes)| format!("{who} at {at} with {votes} votes"))
+                .collect();
+            match leaders.iter().find(|l| l.starts_with(&format!("{node} "))) {
+                Some(l) => Ok(format!("leader of term {term}: {l}")),
+                None if leaders.is_empty() => Err(format!(
+                    "expected {node} to be elected leader of term {term}, but nobody was"
+                )),
+                None => Err(format!(
+                    "expected {node} to be elected leader of term {term}, but the leader was {}",
+                    leaders.join(" and ")
+                )),
+            }
+        }
+        RaftExpect::Denied {
+            term,
+            voter,
+            candidate,
+        } => {
+            let mut answer = None;
+            for (at, who, n) in notes(outcome.records) {
+                match n {
+                    RaftNote::VoteDenied {
+                        term: t,
+                        candidate: c,
+                        reason,
+                    } if who == voter && t == term && c == candidate => {
+                        return Ok(format!(
+                            "{voter} denied its vote to {candidate} in term {term} at {at} \
+                             ({reason:?})"
+                        ));
+                    }
+                    RaftNote::VoteGranted {
+                        term: t,
+                        candidate: c,
+                    } if who == voter && t == term && c == candidate => {
+                        answer = Some(format!("granted it at {at}"));
+                    }
+                    _ => {}
+                }
+            }
+            Err(format!(
+                "expected {voter} to deny its vote to {candidate} in term {term}, but it {}",
+                answer.unwrap_or_else(|| "never answered such a request".into())
+            ))
+        }
+        RaftExpect::NoLeaderLongerThanMs { ms } => {
+            let (gap, from) = longest_gap(outcome.records, outcome.sim.now());
+            if gap <= *ms {
+                Ok(format!("the longest time without a leader was {gap} ms"))
+            } else {
+                Err(format!(
+                    "expected never more than {ms} ms without a leader, but there were {gap} ms \
+                     from {from}"
+                ))
+            }
+        }
+    }
+}
+
+/// The longest span, after the first leader took office, with no live leader of the highest
+/// term seen (leaders leave office by stepping down, crashing or pausing). In ms, with its start.
+pub fn longest_gap(records: &[Record<RaftNode>], end: Instant) -> (u64, Instant) {
+    let mut leaders: BTreeMap<String, u64> = BTreeMap::new();
+    let mut max_term = 0;
+    let mut gap_since: Option<Instant> = None;
+    let mut elected_once = false;
+    let mut best = (0, Instant::ZERO);
+    for r in records {
+        match &r.event {
+            Event::Fault {
+                fault: Fault::Crash(n) | Fault::Pause(n),
+            } => {
+                leaders.remove(&**n);
+            }
+            Event::Note { node, note } => match *note {
+                RaftNote::BecameLeader { term, .. } => {
+                    leaders.insert(node.to_string(), term);
+                    elected_once = true;
+                }
+                RaftNote::SteppedDown { .. } => {
+                    leaders.remove(&**node);
+                }
+                RaftNote::TermChanged { to, .. } => max_term = u64::max(max_term, to),
+                _ => {}
+            },
+            _ => {}
+        }
+        let led = leaders.values().any(|&t| t == max_term);
+        match (led, gap_since) {
+            (false, None) if elected_once => gap_since = Some(r.time),
+            (true, Some(since)) => {
+                let gap = r.time.saturating_since(since).as_millis();
+                if gap > best.0 {
+                    best = (gap, since);
+                }
+                gap_since = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(since) = gap_since {
+        let gap = end.saturating_since(since).as_millis();
+        if gap > best.0 {
+            best = (gap, since);
+        }
+    }
+    best
+}

@@ -1,0 +1,353 @@
+//! The properties every Raft election run must keep, checked from trace records alone.
+//!
+//! Each checker reads the notes of [`crate::raft::notes`] (and, for the term rule, the terms of
+//! the messages in `send` records), so `dsim check` re-runs them on a trace file. Safety:
+//! election safety (at most one leader per term), one vote per term, terms never decrease, a
+//! higher term is always adopted, a leader's log is at least as up to date as a majority's.
+//! Liveness, when the scenario gives a bound: a leader is in office soon after faults stop.
+
+use crate::raft::log::LastEntry;
+use crate::raft::node::RaftNode;
+use crate::raft::notes::RaftNote;
+use sim_core::{Duration, Event, Fault, Instant, Invariant, Record};
+use std::collections::BTreeMap;
+
+/// Every invariant of a Raft run; the liveness bound only when given.
+pub fn all(elect_within_ms: Option<u64>) -> Vec<Box<dyn Invariant<RaftNode>>> {
+    let mut invariants: Vec<Box<dyn Invariant<RaftNode>>> = vec![
+        Box::new(AtMostOneLeaderPerTerm::default()),
+        Box::new(OneVotePerTerm::default()),
+        Box::new(TermsNeverDecrease::default()),
+        Box::new(AdoptHigherTerm::default()),
+        Box::new(LeaderLogUpToDate::default()),
+    ];
+    if let Some(ms) = elect_within_ms {
+        invariants.push(Box::new(LeaderWithin::new(Duration::from_millis(ms))));
+    }
+    invariants
+}
+
+fn note(record: &Record<RaftNode>) -> Option<(&str, &RaftNote)> {
+    match &record.event {
+        Event::Note { node, note } => Some((node, note)),
+        _ => None,
+    }
+}
+
+/// Election safety (§5.2): at most one leader can be elected in a given term.
+#[derive(Clone, Debug, Default)]
+pub struct AtMostOneLeaderPerTerm {
+    leaders: BTreeMap<u64, String>,
+}
+
+impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
+    fn name(&self) -> &'static str {
+        "at-most-one-leader-per-term"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        if let Some((node, RaftNote::BecameLeader { term, .. })) = note(record) {
+            if let Some(first) = self.leaders.get(term).filter(|first| *first != node) {
+                return Err(format!(
+                    "split brain: {node} became leader of term {term}, which {first} already leads"
+                ));
+            }
+            self.leaders.insert(*term, node.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// One vote per term: a server votes for at most one candidate in a term (itself included,
+/// when it stands).
+#[derive(Clone, Debug, Default)]
+pub struct OneVotePerTerm {
+    votes: BTreeMap<(String, u64), String>,
+}
+
+impl Invariant<RaftNode> for OneVotePerTerm {
+    fn name(&self) -> &'static str {
+        "one-vote-per-term"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let (node, term, candidate) = match note(record) {
+            Some((node, RaftNote::BecameCandidate { term })) => (node, *term, node),
+            Some((node, RaftNote::VoteGranted { term, candidate })) => (node, *term, &**candidate),
+            _ => return Ok(()),
+        };
+        let key = (node.to_string(), term);
+        match self.votes.get(&key) {
+            Some(first) if first != candidate => Err(format!(
+                "{node} voted twice in term {term}: for {first}, then for {candidate}"
+            )),
+            _ => {
+                self.votes.insert(key, candidate.to_string());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// currentTerm never decreases on a node, not even across a crash (it is durable).
+#[derive(Clone, Debug, Default)]
+pub struct TermsNeverDecrease {
+    terms: BTreeMap<String, u64>,
+}
+
+impl Invariant<RaftNode> for TermsNeverDecrease {
+    fn name(&self) -> &'static str {
+        "terms-never-decrease"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let Some((node, note)) = note(record) else {
+            return Ok(());
+        };
+        let known = self.terms.get(node).copied().unwrap_or(0);
+        let (from, to) = match *note {
+            RaftNote::Started { current_term, .. } => (current_term, current_term),
+            RaftNote::TermChanged { from, to } => (from, to),
+            _ => return Ok(()),
+        };
+        self.terms.insert(node.to_string(), to.max(known));
+        if from < known {
+            Err(format!(
+                "{node} is at term {from}, but it had reached term {known} (currentTerm must \
+                 survive restarts and only grow)"
+            ))
+        } else if to < from {
+            Err(format!("{node} went back from term {from} to term {to}"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// "If RPC request or response contains term T > currentTerm: set currentTerm = T, convert to
+/// follower": a node handed a message of a higher term must adopt it in the same step.
+#[derive(Clone, Debug, Default)]
+pub struct AdoptHigherTerm {
+    /// Message id -> (term it carries, deliveries still to come).
+    in_flight: BTreeMap<u64, (u64, u32)>,
+    terms: BTreeMap<String, u64>,
+    /// A node that must adopt a term in this step: (node, step, term, kind, sender).
+    pending: Option<(String, u64, u64, String, String)>,
+}
+
+impl Invariant<RaftNode> for AdoptHigherTerm {
+    fn name(&self) -> &'static str {
+        "adopt-higher-term"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let result = match &self.pending {
+            Some((node, step, term, kind, from)) if record.step != *step => {
+                let message = format!(
+                    "{node} received {kind} of term {term} from {from} and kept its term {}",
+                    self.terms.get(node).copied().unwrap_or(0)
+                );
+                self.pending = None;
+                Err(message)
+            }
+            _ => Ok(()),
+        };
+        match &record.event {
+            Event::Send { id, msg, .. } => {
+                self.in_flight.insert(id.0, (msg.term(), 1));
+            }
+            Event::Duplicate { id, .. } => {
+                if let Some(entry) = self.in_flight.get_mut(&id.0) {
+                    entry.1 += 1;
+                }
+            }
+            Event::Drop { id, .. } => self.arrived(id.0),
+            Event::Deliver {
+                id,
+                from,
+                to,
+                msg_kind,
+                ..
+            } => {
+                let term = self.in_flight.get(&id.0).map(|e| e.0);
+                self.arrived(id.0);
+                let known = self.terms.get(&**to).copied().unwrap_or(0);
+                if let Some(term) = term.filter(|&t| t > known) {
+                    self.pending = Some((
+                        to.to_string(),
+                        record.step,
+                        term,
+                        msg_kind.to_string(),
+                        from.to_string(),
+                    ));
+                }
+            }
+            Event::Note { node, note } => {
+                let to = match *note {
+                    RaftNote::Started { current_term, .. } => Some(current_term),
+                    RaftNote::TermChanged { to, .. } => Some(to),
+                    _ => None,
+                };
+                if let Some(to) = to {
+                    self.terms.insert(node.to_string(), to);
+                    if self
+                        .pending
+                        .as_ref()
+                        .is_some_and(|p| *p.0 == **node && to >= p.2)
+                    {
+                        self.pending = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+        result
+    }
+    fn finish(&mut self, _end: Instant) -> Result<(), String> {
+        match self.pending.take() {
+            Some((node, _, term, kind, from)) => Err(format!(
+                "{node} received {kind} of term {term} from {from} and kept its lower term"
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+impl AdoptHigherTerm {
+    fn arrived(&mut self, id: u64) {
+        if let Some(entry) = self.in_flight.get_mut(&id) {
+            entry.1 = entry.1.saturating_sub(1);
+            if entry.1 == 0 {
+                self.in_flight.remove(&id);
+            }
+        }
+    }
+}
+
+/// No stale leader: a leader's log is at least as up to date as the logs of a majority of the
+/// cluster (itself included), judged from the `Log` notes every node publishes at start.
+#[derive(Clone, Debug, Default)]
+pub struct LeaderLogUpToDate {
+    logs: BTreeMap<String, LastEntry>,
+}
+
+impl Invariant<RaftNode> for LeaderLogUpToDate {
+    fn name(&self) -> &'static str {
+        "leader-log-up-to-date"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        match note(record) {
+            Some((
+                node,
+                RaftNote::Log {
+                    last_term,
+                    last_index,
+                },
+            )) => {
+                let last = LastEntry {
+                    term: *last_term,
+                    index: *last_index,
+                };
+                self.logs.insert(node.to_string(), last);
+                Ok(())
+            }
+            Some((node, RaftNote::BecameLeader { term, last_log, .. })) => {
+                let covered = self
+                    .logs
+                    .values()
+                    .filter(|log| last_log.is_at_least_as_up_to_date_as(**log))
+                    .count();
+                let majority = self.logs.len() / 2 + 1;
+                if covered >= majority {
+                    return Ok(());
+                }
+                let ahead: Vec<String> = self
+                    .logs
+                    .iter()
+                    .filter(|(_, log)| !last_log.is_at_least_as_up_to_date_as(**log))
+                    .map(|(name, log)| format!("{name} {log}"))
+                    .collect();
+                Err(format!(
+                    "{node} leads term {term} with log {last_log}, behind {}: only {covered} of \
+                     {} logs are not ahead of it, a majority needs {majority}",
+                    ahead.join(", "),
+                    self.logs.len()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Liveness with a bound: after the last fault (crash, restart, pause, resume, partition, heal,
+/// rule or link change; or the start), a live leader of the highest term seen must be in office
+/// within `bound`. Measured from each fault, so every quiet window longer than the bound counts.
+#[derive(Clone, Debug)]
+pub struct LeaderWithin {
+    bound: Duration,
+    /// Leaders in office (not stepped down, crashed or paused), with their term.
+    leaders: BTreeMap<String, u64>,
+    max_term: u64,
+    /// When the current window started; `None` once a leader was seen in it.
+    since: Option<Instant>,
+}
+
+impl LeaderWithin {
+    /// A check that a leader is in office within `bound` of the last fault.
+    pub fn new(bound: Duration) -> LeaderWithin {
+        LeaderWithin {
+            bound,
+            leaders: BTreeMap::new(),
+            max_term: 0,
+            since: Some(Instant::ZERO),
+        }
+    }
+
+    fn has_leader(&self) -> bool {
+        self.leaders.values().any(|&t| t == self.max_term)
+    }
+
+    fn late(&mut self, now: Instant) -> Result<(), String> {
+        match self.since {
+            Some(since) if now > since + self.bound && !self.has_leader() => {
+                self.since = None; // Report a window once.
+                Err(format!(
+                    "no leader of term {} in office {} after the last fault at {since}",
+                    self.max_term, self.bound
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Invariant<RaftNode> for LeaderWithin {
+    fn name(&self) -> &'static str {
+        "leader-elected-within-bound"
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let result = self.late(record.time);
+        match &record.event {
+            Event::Fault { fault } => {
+                if let Fault::Crash(node) | Fault::Pause(node) = fault {
+                    self.leaders.remove(&**node);
+                }
+                self.since = Some(record.time);
+            }
+            Event::Note { node, note } => match *note {
+                RaftNote::BecameLeader { term, .. } => {
+                    self.leaders.insert(node.to_string(), term);
+                }
+                RaftNote::SteppedDown { .. } => {
+                    self.leaders.remove(&**node);
+                }
+                RaftNote::TermChanged { to, .. } => self.max_term = self.max_term.max(to),
+                _ => {}
+            },
+            _ => {}
+        }
+        if self.has_leader() {
+            self.since = None;
+        }
+        result
+    }
+    fn finish(&mut self, end: Instant) -> Result<(), String> {
+        self.late(end)
+    }
+}

@@ -1,0 +1,112 @@
+//! # Raft leader election
+//!
+//! "Raft is a consensus algorithm for managing a replicated log" (Ongaro & Ousterhout, *In
+//! Search of an Understandable Consensus Algorithm*). It decomposes consensus into leader
+//! election, log replication and safety; this module is the first part, as the course's lesson
+//! simulates it: nodes with fixed logs, so that the election restriction can be seen.
+//!
+//! **Terms.** "Raft divides time into terms of arbitrary length. Terms are numbered with
+//! consecutive integers. Each term begins with an election, in which one or more candidates
+//! attempt to become leader." Terms act as a logical clock: "Current terms are exchanged
+//! whenever servers communicate; if one server's current term is smaller than the other's, then
+//! it updates its current term to the larger value. If a candidate or leader discovers that its
+//! term is out of date, it immediately reverts to follower state." currentTerm starts at 0 here;
+//! the fixed logs hold entries of term 1, so the first election is term 1.
+//!
+//! **Election.** "Raft uses a heartbeat mechanism to trigger leader election. When servers start
+//! up, they begin as followers. A server remains in follower state as long as it receives valid
+//! RPCs from a leader or candidate. Leaders send periodic heartbeats (AppendEntries RPCs that
+//! carry no log entries) to all followers in order to maintain their authority. If a follower
+//! receives no communication over a period of time called the election timeout, then it assumes
+//! there is no viable leader and begins an election." It "increments its current term and
+//! transitions to candidate state. It then votes for itself and issues RequestVote RPCs in
+//! parallel to each of the other servers." It wins when it "receives votes from a majority of
+//! the servers in the full cluster for the same term. Each server will vote for at most one
+//! candidate in a given term, on a first-come-first-served basis". If it hears an AppendEntries
+//! from a leader whose term is at least its own, it returns to follower. If nobody wins, "each
+//! candidate will time out and start a new election": "Raft uses randomized election timeouts to
+//! ensure that split votes are rare and that they are resolved quickly".
+//!
+//! **Election restriction (§5.4.1).** "A candidate must contact a majority of the cluster in
+//! order to be elected ... the voter denies its vote if its own log is more up-to-date than that
+//! of the candidate." Up-to-date compares the last entries' terms, then the logs' lengths.
+//!
+//! **Durable state.** currentTerm and votedFor are "updated on stable storage before responding
+//! to RPCs": they survive a crash; role, votes and timers do not.
+//!
+//! Our departures from the lesson's Python, on purpose: a candidate takes office at the first
+//! majority (the lesson waited for every reply, including a 50 ms RPC timeout to the dead node)
+//! and keeps counting late votes for the story; votedFor is never cleared by a heartbeat of the
+//! current term; a leader adopts a higher term from a heartbeat reply. The last two are the
+//! lesson's slips, kept as bug knobs ([`Bugs`]).
+//!
+//! Module map: [`msg`] (RPCs), [`log`] (the fixed log), [`node`] (the server), [`notes`] (facts
+//! for checkers), [`invariants`], [`config`], [`expect`], [`narrate`]; [`Raft`] plugs it all
+//! into scenarios.
+
+pub mod config;
+pub mod expect;
+pub mod invariants;
+pub mod log;
+pub mod msg;
+pub mod narrate;
+pub mod node;
+pub mod notes;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Bugs, NodeSpec, RaftConfig};
+pub use expect::RaftExpect;
+pub use log::{FixedLog, LastEntry, RaftLog};
+pub use msg::RaftMsg;
+pub use node::{RaftNode, RaftTimer, Role};
+pub use notes::{DenyReason, RaftNote, StepDownCause};
+
+use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record, Sim, SimConfig};
+
+/// Raft leader election as scenarios see it.
+pub struct Raft;
+
+impl Protocol for Raft {
+    const NAME: &'static str = "raft";
+    const ABOUT: &'static str = "Raft leader election: terms, randomized timeouts, RequestVote with the log check, heartbeats";
+    type Actor = RaftNode;
+    type Config = RaftConfig;
+    type Expect = RaftExpect;
+
+    fn nodes(config: &RaftConfig) -> Vec<String> {
+        config.names()
+    }
+    fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
+        config::validate(config)
+    }
+    fn build(config: &RaftConfig, id: NodeId) -> RaftNode {
+        RaftNode::new(config, id)
+    }
+    fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
+        invariants::all(config.elect_within_ms)
+    }
+    fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<String, String> {
+        expect::check(expect, outcome)
+    }
+    fn expect_nodes(expect: &RaftExpect) -> Vec<String> {
+        expect::nodes(expect)
+    }
+    fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {
+        narrate::narrate(record, lang)
+    }
+}
+
+/// A simulation of `config`'s nodes with its invariants installed (no trace: set one if
+/// wanted). For tests and tools that drive a `Sim` directly rather than through a scenario file.
+pub fn sim(config: &RaftConfig, sim_config: SimConfig) -> Sim<RaftNode> {
+    let mut sim = Sim::new(sim_config);
+    for (i, name) in config.names().iter().enumerate() {
+        sim.add_node(name, Raft::build(config, NodeId(i as u32)));
+    }
+    for invariant in Raft::invariants(config) {
+        sim.add_invariant(invariant);
+    }
+    sim
+}
