@@ -394,9 +394,7 @@ impl<A: Actor> Sim<A> {
 
     /// Runs until virtual time `deadline` (events at `deadline` included) or a stop.
     pub fn run_until(&mut self, deadline: Instant) {
-        while self.stopped.is_none() && self.queue.peek_time().is_some_and(|t| t <= deadline) {
-            self.step();
-        }
+        while self.step_within(deadline) {}
     }
 
     /// Runs the end-of-run checks (once) and reports the run.
@@ -416,6 +414,12 @@ impl<A: Actor> Sim<A> {
 
     /// Processes the next event. Returns false once the run has stopped.
     pub fn step(&mut self) -> bool {
+        self.step_within(Instant::MAX)
+    }
+
+    /// Processes the next event if it is due by `deadline` (stale timer events popped on the
+    /// way do not count). Returns false when the run has stopped or nothing is due by then.
+    pub fn step_within(&mut self, deadline: Instant) -> bool {
         loop {
             if self.stopped.is_some() {
                 return false;
@@ -424,6 +428,9 @@ impl<A: Actor> Sim<A> {
                 self.stopped = Some(StopReason::Quiescent);
                 return false;
             };
+            if next > deadline {
+                return false;
+            }
             if next > self.limits.max_time {
                 self.now = self.limits.max_time;
                 self.stopped = Some(StopReason::TimeLimit);

@@ -580,3 +580,22 @@ fn records_round_trip_through_json() {
     assert_eq!(json(&back), text);
     assert!(text.contains(r#""kind":"send""#) && text.contains(r#""msg":{"Ping":0}"#));
 }
+
+/// `run_until` stops at its deadline even when stale timer events sit before the next real
+/// event: a pause scheduled right after the deadline lands exactly there.
+#[test]
+fn run_until_never_steps_past_its_deadline() {
+    let mut s = sim(1, LinkConfig::default());
+    s.schedule(ms(0), Action::Command(A, Cmd::Arm(500)));
+    s.schedule(ms(10), Action::Command(A, Cmd::Disarm));
+    s.schedule(ms(1_019), Action::Command(B, Cmd::Count));
+    s.run_until(ms(999));
+    assert!(s.now() <= ms(999), "stopped at {}", s.now());
+    s.schedule(ms(1_000), Action::Pause(B));
+    let recs = run(s).1;
+    let pause = recs
+        .iter()
+        .find(|r| matches!(r.event, Event::Fault { fault: Fault::Pause(_) }))
+        .unwrap();
+    assert_eq!(pause.time, ms(1_000));
+}
