@@ -1,1 +1,2 @@
 //! protocols
+pub mod ring;

@@ -213,7 +213,11 @@ mod tests {
         assert_eq!(sampled, GOLDEN_NODE);
     }
 
-    const GOLDEN_NETWORK: [u64; 3] = [13937087304575520531, 13615851043850391654, 10883527568275655943];
+    const GOLDEN_NETWORK: [u64; 3] = [
+        13937087304575520531,
+        13615851043850391654,
+        10883527568275655943,
+    ];
     const GOLDEN_NODE: [u64; 5] = [150, 177, 218, 200, 257];
 
     #[test]
@@ -257,7 +261,10 @@ mod tests {
 
     #[test]
     fn ratio_parses_and_refuses_nonsense() {
-        assert_eq!("1/100".parse::<Ratio>().unwrap(), Ratio::new(1, 100).unwrap());
+        assert_eq!(
+            "1/100".parse::<Ratio>().unwrap(),
+            Ratio::new(1, 100).unwrap()
+        );
         assert_eq!("0".parse::<Ratio>().unwrap(), Ratio::ZERO);
         assert!("3/2".parse::<Ratio>().unwrap_err().contains("above 1"));
         assert!("1/0".parse::<Ratio>().is_err());
