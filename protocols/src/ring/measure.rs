@@ -99,6 +99,18 @@ pub fn movement(
     m
 }
 
+/// A rendezvous membership change measured in one pass: the movement and the keys per node
+/// before and after (indexed by [`NodeId`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RendezvousChange {
+    /// Owners moved and replica sets changed.
+    pub movement: Movement,
+    /// Keys per node before the change.
+    pub before: Vec<u64>,
+    /// Keys per node after the change.
+    pub after: Vec<u64>,
+}
+
 /// [`movement`] for rendezvous between the node lists `before` and `after` (`(id, name)`, in
 /// order), hashing each `"node|key"` pair once even when a node is in both lists.
 pub fn rendezvous_movement(
@@ -107,7 +119,7 @@ pub fn rendezvous_movement(
     after: &[(NodeId, &str)],
     keys: &KeySet,
     replicas: Option<usize>,
-) -> Movement {
+) -> RendezvousChange {
     let mut union: Vec<(NodeId, &str)> = before.to_vec();
     for n in after {
         if !union.iter().any(|u| u.0 == n.0) {
@@ -125,6 +137,8 @@ pub fn rendezvous_movement(
         moved: 0,
         replica_sets_changed: replicas.map(|_| 0),
     };
+    let ids = union.iter().map(|u| u.0 as usize + 1).max().unwrap_or(0);
+    let (mut count_b, mut count_a) = (vec![0u64; ids], vec![0u64; ids]);
     let mut w = vec![0u64; union.len()];
     let (mut wb, mut wa) = (Vec::new(), Vec::new());
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -138,6 +152,10 @@ pub fn rendezvous_movement(
         wa.extend(ia.iter().map(|&i| (union[i].0, w[i])));
         Rendezvous::top(&wb, r, &mut a);
         Rendezvous::top(&wa, r, &mut b);
+        if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
+            count_b[x as usize] += 1;
+            count_a[y as usize] += 1;
+        }
         m.moved += u64::from(a.first() != b.first());
         if let Some(changed) = m.replica_sets_changed.as_mut() {
             a.sort_unstable();
@@ -145,7 +163,11 @@ pub fn rendezvous_movement(
             *changed += u64::from(a != b);
         }
     }
-    m
+    RendezvousChange {
+        movement: m,
+        before: count_b,
+        after: count_a,
+    }
 }
 
 /// Monte Carlo durability (text 004, figure 9.8): each of `partitions` partitions puts `rf`

@@ -21,5 +21,6 @@
 
 pub mod hash;
 pub mod keys;
+pub mod lesson;
 pub mod measure;
 pub mod placement;
