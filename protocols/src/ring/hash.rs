@@ -37,6 +37,45 @@ impl HashFn {
         self.hash(text.as_bytes())
     }
 
+    /// The hashes of many messages, appended to `out` in order: the same values as
+    /// [`HashFn::hash`], several times faster for MD5 (eight short messages per pass).
+    /// Large batches are split over rayon's threads (each chunk's hashes land at their index,
+    /// so the output does not depend on scheduling).
+    pub fn hash_many(self, msgs: &[&[u8]], out: &mut Vec<u64>) {
+        const PARALLEL_CHUNK: usize = 8192;
+        if msgs.len() > PARALLEL_CHUNK {
+            use rayon::prelude::*;
+            let parts: Vec<Vec<u64>> = msgs
+                .par_chunks(PARALLEL_CHUNK)
+                .map(|chunk| {
+                    let mut part = Vec::with_capacity(chunk.len());
+                    self.hash_many(chunk, &mut part);
+                    part
+                })
+                .collect();
+            out.reserve(msgs.len());
+            for part in parts {
+                out.extend_from_slice(&part);
+            }
+            return;
+        }
+        out.reserve(msgs.len());
+        match self {
+            HashFn::Md5_64 => {
+                for chunk in msgs.chunks(super::md5x::LANES) {
+                    if chunk.iter().all(|m| m.len() <= super::md5x::MAX_LEN) {
+                        let mut lanes = [0u64; super::md5x::LANES];
+                        super::md5x::md5_64_lanes(chunk, &mut lanes);
+                        out.extend_from_slice(&lanes[..chunk.len()]);
+                    } else {
+                        out.extend(chunk.iter().map(|m| md5_64(m)));
+                    }
+                }
+            }
+            HashFn::Xxh3 => out.extend(msgs.iter().map(|m| xxhash_rust::xxh3::xxh3_64(m))),
+        }
+    }
+
     /// The name this hash is selected by (`md5`, `xxh3`).
     pub fn name(self) -> &'static str {
         match self {
@@ -108,6 +147,20 @@ mod tests {
             let mut first = [0u8; 8];
             first.copy_from_slice(&digest[..8]);
             assert_eq!(md5_64(&text), u64::from_be_bytes(first), "length {len}");
+        }
+    }
+
+    #[test]
+    fn hash_many_agrees_with_hash() {
+        let texts: Vec<String> = (0..50).map(|i| "x".repeat(i * 3)).collect();
+        let msgs: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+        for h in [HashFn::Md5_64, HashFn::Xxh3] {
+            let mut out = vec![7];
+            h.hash_many(&msgs, &mut out);
+            let want: Vec<u64> = std::iter::once(7)
+                .chain(msgs.iter().map(|m| h.hash(m)))
+                .collect();
+            assert_eq!(out, want);
         }
     }
 

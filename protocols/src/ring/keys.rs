@@ -43,11 +43,27 @@ impl KeySet {
         }
     }
 
-    fn push_last(&mut self, start: usize, ord: u64) {
-        let hash = self.hash_fn.hash(&self.text.as_bytes()[start..]);
+    fn push_key(&mut self, ord: u64) {
         self.ends.push(self.text.len());
-        self.hashes.push(hash);
         self.ords.push(ord);
+    }
+
+    /// Hashes every key pushed so far, in one batch.
+    fn finish(mut self) -> KeySet {
+        let mut starts = 0;
+        let msgs: Vec<&[u8]> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let m = &self.text.as_bytes()[starts..end];
+                starts = end;
+                m
+            })
+            .collect();
+        let mut hashes = Vec::with_capacity(msgs.len());
+        self.hash_fn.hash_many(&msgs, &mut hashes);
+        self.hashes = hashes;
+        self
     }
 
     /// The keys `pattern` gives for every number of `range`, e.g. `P-2026-{:06}` over
@@ -56,11 +72,10 @@ impl KeySet {
         let n = range.end().saturating_sub(*range.start()).saturating_add(1);
         let mut set = KeySet::with_capacity(hash_fn, n.min(1 << 24) as usize, range.clone());
         for i in range {
-            let start = set.text.len();
             pattern.write(i, &mut set.text);
-            set.push_last(start, i);
+            set.push_key(i);
         }
-        set
+        set.finish()
     }
 
     /// One key per non-blank line of `text` (trimmed). A key's ordinal is its first 8 bytes read
@@ -76,23 +91,21 @@ impl KeySet {
         let hi = ords.iter().copied().max().unwrap_or(0);
         let mut set = KeySet::with_capacity(hash_fn, lines.len(), lo..=hi);
         for (line, ord) in lines.iter().zip(ords) {
-            let start = set.text.len();
             set.text.push_str(line);
-            set.push_last(start, ord);
+            set.push_key(ord);
         }
-        set
+        set.finish()
     }
 
     /// Keys at ordinals `ords` in the space `0..space`, named `k{ord}` (generated workloads).
     pub fn from_ordinals(ords: &[u64], space: u64, hash_fn: HashFn) -> KeySet {
         let mut set = KeySet::with_capacity(hash_fn, ords.len(), 0..=space.saturating_sub(1));
         for &ord in ords {
-            let start = set.text.len();
             set.text.push('k');
             push_decimal(&mut set.text, ord, 0, false);
-            set.push_last(start, ord);
+            set.push_key(ord);
         }
-        set
+        set.finish()
     }
 
     /// How many keys there are.

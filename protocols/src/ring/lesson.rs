@@ -92,13 +92,7 @@ pub fn lesson_tables(keys: &KeySet) -> LessonTables {
     let mut sorted = hashes.to_vec();
     sorted.sort_unstable();
     let inv = members(&INVENTORY);
-    let ring_counts = |ring: &Ring, ids: usize| {
-        let mut counts = vec![0u64; ids];
-        for &h in hashes {
-            counts[ring.owners()[ring.successor(h)] as usize] += 1;
-        }
-        counts
-    };
+    let ring_counts = |ring: &Ring, ids: usize| ring.counts_sorted(&sorted, ids);
     let spreads = [1u32, 10, 150]
         .into_iter()
         .map(|vnodes| {

@@ -5,6 +5,7 @@
 use super::hash::HashFn;
 use super::keys::KeySet;
 use super::placement::{NodeId, Placement, Rendezvous};
+use rayon::prelude::*;
 use sim_core::rng::{SimRng, Stream};
 
 /// Keys per node, indexed by [`NodeId`] (`ids` long; nodes without keys count 0).
@@ -132,42 +133,114 @@ pub fn rendezvous_movement(
             .collect()
     };
     let (ib, ia) = (pick(before), pick(after));
-    let r = replicas.unwrap_or(1).max(1);
-    let mut m = Movement {
-        moved: 0,
-        replica_sets_changed: replicas.map(|_| 0),
-    };
     let ids = union.iter().map(|u| u.0 as usize + 1).max().unwrap_or(0);
-    let (mut count_b, mut count_a) = (vec![0u64; ids], vec![0u64; ids]);
-    let mut w = vec![0u64; union.len()];
+    // Blocks of keys are independent and their tallies are sums, so the result does not depend
+    // on how rayon schedules them.
+    const BLOCK: usize = 1024;
+    let blocks = keys.len().div_ceil(BLOCK);
+    let tally = (0..blocks)
+        .into_par_iter()
+        .map(|blk| {
+            let keys_of = blk * BLOCK..((blk + 1) * BLOCK).min(keys.len());
+            rendezvous_block(hash_fn, &union, (&ib, &ia), keys, keys_of, replicas, ids)
+        })
+        .reduce(|| Tally::new(ids), Tally::merge);
+    RendezvousChange {
+        movement: Movement {
+            moved: tally.moved,
+            replica_sets_changed: replicas.map(|_| tally.changed),
+        },
+        before: tally.before,
+        after: tally.after,
+    }
+}
+
+/// Partial results of [`rendezvous_movement`] over a block of keys.
+struct Tally {
+    moved: u64,
+    changed: u64,
+    before: Vec<u64>,
+    after: Vec<u64>,
+}
+
+impl Tally {
+    fn new(ids: usize) -> Tally {
+        Tally {
+            moved: 0,
+            changed: 0,
+            before: vec![0; ids],
+            after: vec![0; ids],
+        }
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        self.moved += other.moved;
+        self.changed += other.changed;
+        for (x, y) in self.before.iter_mut().zip(&other.before) {
+            *x += y;
+        }
+        for (x, y) in self.after.iter_mut().zip(&other.after) {
+            *x += y;
+        }
+        self
+    }
+}
+
+/// One block of [`rendezvous_movement`]: every `"node|key"` weight of the block in one batch.
+fn rendezvous_block(
+    hash_fn: HashFn,
+    union: &[(NodeId, &str)],
+    (ib, ia): (&[usize], &[usize]),
+    keys: &KeySet,
+    block: std::ops::Range<usize>,
+    replicas: Option<usize>,
+    ids: usize,
+) -> Tally {
+    let r = replicas.unwrap_or(1).max(1);
+    let mut tally = Tally::new(ids);
+    let mut text = String::new();
+    let mut ends = Vec::new();
+    for i in block {
+        let key = keys.get(i).text;
+        for (_, name) in union {
+            text.push_str(name);
+            text.push('|');
+            text.push_str(key);
+            ends.push(text.len());
+        }
+    }
+    let mut start = 0;
+    let msgs: Vec<&[u8]> = ends
+        .iter()
+        .map(|&end| {
+            let m = &text.as_bytes()[start..end];
+            start = end;
+            m
+        })
+        .collect();
+    let mut w = Vec::with_capacity(msgs.len());
+    hash_fn.hash_many(&msgs, &mut w);
     let (mut wb, mut wa) = (Vec::new(), Vec::new());
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    for k in keys.iter() {
-        for (slot, (_, name)) in w.iter_mut().zip(&union) {
-            *slot = Rendezvous::weight(hash_fn, name, k.text);
-        }
+    for row in w.chunks(union.len().max(1)) {
         wb.clear();
-        wb.extend(ib.iter().map(|&i| (union[i].0, w[i])));
+        wb.extend(ib.iter().map(|&i| (union[i].0, row[i])));
         wa.clear();
-        wa.extend(ia.iter().map(|&i| (union[i].0, w[i])));
+        wa.extend(ia.iter().map(|&i| (union[i].0, row[i])));
         Rendezvous::top(&wb, r, &mut a);
         Rendezvous::top(&wa, r, &mut b);
         if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
-            count_b[x as usize] += 1;
-            count_a[y as usize] += 1;
+            tally.before[x as usize] += 1;
+            tally.after[y as usize] += 1;
         }
-        m.moved += u64::from(a.first() != b.first());
-        if let Some(changed) = m.replica_sets_changed.as_mut() {
+        tally.moved += u64::from(a.first() != b.first());
+        if replicas.is_some() {
             a.sort_unstable();
             b.sort_unstable();
-            *changed += u64::from(a != b);
+            tally.changed += u64::from(a != b);
         }
     }
-    RendezvousChange {
-        movement: m,
-        before: count_b,
-        after: count_a,
-    }
+    tally
 }
 
 /// Monte Carlo durability (text 004, figure 9.8): each of `partitions` partitions puts `rf`

@@ -22,5 +22,6 @@
 pub mod hash;
 pub mod keys;
 pub mod lesson;
+mod md5x;
 pub mod measure;
 pub mod placement;

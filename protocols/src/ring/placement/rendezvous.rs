@@ -49,10 +49,18 @@ impl Rendezvous {
     /// The top `r` of `(node, weight)` pairs in list order: highest weight first, ties to the
     /// earlier node. Shared with measurements that compute each weight once for two clusters.
     pub fn top(weights: &[(NodeId, u64)], r: usize, out: &mut Vec<NodeId>) {
-        let mut order: Vec<usize> = (0..weights.len()).collect();
-        order.sort_by(|&a, &b| weights[b].1.cmp(&weights[a].1).then(a.cmp(&b)));
         out.clear();
-        out.extend(order.into_iter().take(r).map(|i| weights[i].0));
+        // Selection by insertion into a short sorted prefix: r is small (a replica count).
+        let mut best: Vec<(u64, usize)> = Vec::with_capacity(r + 1);
+        for (i, &(_, w)) in weights.iter().enumerate() {
+            // Strictly greater weights go first; equal weights keep list order.
+            let at = best.partition_point(|&(bw, _)| bw >= w);
+            if at < r {
+                best.insert(at, (w, i));
+                best.truncate(r);
+            }
+        }
+        out.extend(best.into_iter().map(|(_, i)| weights[i].0));
     }
 }
 

@@ -187,9 +187,9 @@ impl Ring {
         self.placed.iter().filter(|(_, n)| *n > 0).count()
     }
 
-    fn walk(&self, from: usize, r: usize, out: &mut Vec<NodeId>) {
+    /// Collects `want` distinct owners clockwise from position `from` (`want` <= nodes placed).
+    fn walk(&self, from: usize, want: usize, out: &mut Vec<NodeId>) {
         out.clear();
-        let want = r.min(self.distinct());
         let mut i = from;
         while out.len() < want {
             let o = self.owners[i];
@@ -205,15 +205,34 @@ impl Ring {
 
     /// For every position, the sorted replica set of the keys it serves (stride `min(r, nodes)`).
     fn replica_table(&self, r: usize) -> (usize, Vec<NodeId>) {
-        let stride = r.min(self.distinct()).max(1);
+        let want = r.min(self.distinct());
+        let stride = want.max(1);
         let mut table = Vec::with_capacity(self.points.len() * stride);
         let mut set = Vec::with_capacity(stride);
         for i in 0..self.points.len() {
-            self.walk(i, stride, &mut set);
+            self.walk(i, want, &mut set);
             set.sort_unstable();
             table.extend_from_slice(&set);
         }
         (stride, table)
+    }
+
+    /// Keys per node (indexed by [`NodeId`], `ids` long) of the sorted key hashes: each arc's
+    /// keys are counted with one binary search per position, not one search per key.
+    pub fn counts_sorted(&self, sorted_hashes: &[u64], ids: usize) -> Vec<u64> {
+        let mut counts = vec![0u64; ids];
+        let mut below = 0;
+        for (i, &p) in self.points.iter().enumerate() {
+            // Keys in [previous point, p) are served by position i.
+            let upto = sorted_hashes.partition_point(|&k| k < p);
+            counts[self.owners[i] as usize] += (upto - below) as u64;
+            below = upto;
+        }
+        // Keys at or past the last point wrap to the first position.
+        if let Some(&first) = self.owners.first() {
+            counts[first as usize] += (sorted_hashes.len() - below) as u64;
+        }
+        counts
     }
 
     /// Which of `sorted_hashes` change owner and replica set (size `r`) from `self` to `after`.
@@ -292,7 +311,7 @@ impl Placement for Ring {
         self.owners[self.successor(key.hash)]
     }
     fn replicas(&self, key: KeyRef<'_>, r: usize, out: &mut Vec<NodeId>) {
-        self.walk(self.successor(key.hash), r, out);
+        self.walk(self.successor(key.hash), r.min(self.distinct()), out);
     }
     fn join(&mut self, member: &Member) {
         self.add_node(member);
@@ -435,6 +454,11 @@ mod tests {
                 }
             }
             assert_eq!(diff.moved, moved);
+            let mut counts = vec![0u64; 9];
+            for &h in &keys {
+                counts[other.owner(key(h)) as usize] += 1;
+            }
+            assert_eq!(other.counts_sorted(&keys, 9), counts);
             assert_eq!(diff.replica_sets_changed, changed);
             let listed: Vec<usize> = diff.changed.iter().flat_map(|r| r.clone()).collect();
             assert_eq!(listed, flagged);
