@@ -49,7 +49,7 @@ fn step<const S: u32>(
     let mut r = [0u32; LANES];
     for l in 0..LANES {
         let t = a[l].wrapping_add(fv[l]).wrapping_add(k).wrapping_add(m[l]);
-        r[l] = b[l].wrapping_add((t << S) | (t >> (32 - S)));
+        r[l] = b[l].wrapping_add(t.rotate_left(S));
     }
     r
 }

@@ -377,9 +377,9 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
     let all = numbered(args.to + 1);
     let mut ring = ring_of(args.hash, args.vnodes, &all[..args.from]);
     let mut rows = Vec::new();
-    for n in args.from..=args.to {
+    for (n, newcomer) in all.iter().enumerate().skip(args.from) {
         let mut next = ring.clone();
-        next.add_node(&all[n]);
+        next.add_node(newcomer);
         let ring_moved = ring.diff_sorted(&next, &sorted, 1).moved as f64 / n_keys;
         let (a, b) = (n as u64, n as u64 + 1);
         let mod_moved = sorted.iter().filter(|&&h| h % a != h % b).count() as f64 / n_keys;
