@@ -260,6 +260,11 @@ impl Cluster {
         Ok(Cluster { names, weights })
     }
 
+    /// Width of the node column of a table.
+    fn name_width(&self) -> usize {
+        self.names.iter().map(String::len).max().unwrap_or(4).max(4)
+    }
+
     fn member(&self, name: &str) -> Member {
         let id = self.id(name);
         Member {
@@ -398,13 +403,7 @@ fn place(args: &PlaceArgs) -> Result<u8, CliError> {
         scheme_label(&args.cluster),
         args.cluster.hash
     );
-    let width = cluster
-        .names
-        .iter()
-        .map(String::len)
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = cluster.name_width();
     println!("{:<width$}  {:>9}  {:>7}", "node", "keys", "share");
     for &id in &ids {
         let c = counts[id as usize];
@@ -514,13 +513,7 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
             c as f64 / n * 100.0
         );
     }
-    let width = cluster
-        .names
-        .iter()
-        .map(String::len)
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = cluster.name_width();
     println!("{:<width$}  {:>9}  {:>9}", "node", "before", "after");
     let mut all: Vec<NodeId> = change.before_ids.clone();
     for id in &change.after_ids {

@@ -157,7 +157,9 @@ fn prefix_ordinal(text: &str) -> u64 {
     u64::from_be_bytes(first)
 }
 
-fn push_decimal(out: &mut String, value: u64, width: usize, zero: bool) {
+/// Appends `value` in decimal, padded to `width` with zeros or spaces (no formatter, no
+/// allocation: key and label generation is a hot loop).
+pub(crate) fn push_decimal(out: &mut String, value: u64, width: usize, zero: bool) {
     let mut digits = [0u8; 20];
     let mut n = 0;
     let mut v = value;

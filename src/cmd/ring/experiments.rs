@@ -309,14 +309,13 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             y_label: "imbalance (max / mean)".into(),
             log_x: true,
             log_y: false,
-            series: vec![Series {
-                name: "ring".into(),
-                points: rows
-                    .iter()
+            series: vec![Series::line(
+                "ring",
+                rows.iter()
                     .map(|(v, b)| (f64::from(*v), b.imbalance))
                     .collect(),
-                dashed: false,
-            }],
+                false,
+            )],
         },
     )?;
     if args.json {
@@ -386,10 +385,12 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
         rows.push((n, mod_moved, ring_moved, 1.0 / (n as f64 + 1.0)));
         ring = next;
     }
-    let series = |name: &str, f: fn(&(usize, f64, f64, f64)) -> f64, dashed| Series {
-        name: name.into(),
-        points: rows.iter().map(|r| (r.0 as f64, f(r))).collect(),
-        dashed,
+    let series = |name: &str, f: fn(&(usize, f64, f64, f64)) -> f64, dashed| {
+        Series::line(
+            name,
+            rows.iter().map(|r| (r.0 as f64, f(r))).collect(),
+            dashed,
+        )
     };
     write_plot(
         args.plot.as_ref(),
@@ -504,16 +505,16 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
             log_x: true,
             log_y: false,
             series: vec![
-                Series {
-                    name: "range".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    dashed: false,
-                },
-                Series {
-                    name: "hash".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    dashed: false,
-                },
+                Series::line(
+                    "range",
+                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
+                    false,
+                ),
+                Series::line(
+                    "hash",
+                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
+                    false,
+                ),
             ],
         },
     )?;
@@ -598,16 +599,16 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             log_x: false,
             log_y: true,
             series: vec![
-                Series {
-                    name: "measured".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    dashed: false,
-                },
-                Series {
-                    name: "p^RF".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    dashed: true,
-                },
+                Series::line(
+                    "measured",
+                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
+                    false,
+                ),
+                Series::line(
+                    "p^RF",
+                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
+                    true,
+                ),
             ],
         },
     )?;
@@ -700,21 +701,21 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
             log_x: true,
             log_y: true,
             series: vec![
-                Series {
-                    name: "hash shuffle".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    dashed: false,
-                },
-                Series {
-                    name: "ideal 1/W".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    dashed: true,
-                },
-                Series {
-                    name: "hottest word".into(),
-                    points: rows.iter().map(|r| (r.0 as f64, floor)).collect(),
-                    dashed: true,
-                },
+                Series::line(
+                    "hash shuffle",
+                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
+                    false,
+                ),
+                Series::line(
+                    "ideal 1/W",
+                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
+                    true,
+                ),
+                Series::line(
+                    "hottest word",
+                    rows.iter().map(|r| (r.0 as f64, floor)).collect(),
+                    true,
+                ),
             ],
         },
     )?;

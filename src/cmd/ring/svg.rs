@@ -12,6 +12,17 @@ pub struct Series {
     pub dashed: bool,
 }
 
+impl Series {
+    /// A line called `name` through `points`.
+    pub fn line(name: impl Into<String>, points: Vec<(f64, f64)>, dashed: bool) -> Series {
+        Series {
+            name: name.into(),
+            points,
+            dashed,
+        }
+    }
+}
+
 /// A line chart with optional logarithmic axes.
 pub struct Chart {
     /// Title at the top.

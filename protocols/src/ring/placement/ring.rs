@@ -58,34 +58,35 @@ impl Ring {
             ring.placed.push((m.id, 0));
             all.extend(ring.labels(m).into_iter().map(|p| (p, seq as u32, m.id)));
         }
-        // Stable by (position, join order): the first claimant of a position keeps it.
-        all.sort_unstable_by_key(|&(p, seq, _)| (p, seq));
-        all.dedup_by_key(|e| e.0);
-        ring.points = all.iter().map(|e| e.0).collect();
-        ring.owners = all.iter().map(|e| e.2).collect();
-        ring.recount();
+        ring.settle(all);
         ring
+    }
+
+    /// Takes `(position, claim order, owner)` claims: sorted by (position, claim order), the
+    /// first claimant of a position keeps it, as sequential insertion with skipping would.
+    fn settle(&mut self, mut claims: Vec<(u64, u32, NodeId)>) {
+        claims.sort_unstable_by_key(|&(p, seq, _)| (p, seq));
+        claims.dedup_by_key(|e| e.0);
+        self.points = claims.iter().map(|e| e.0).collect();
+        self.owners = claims.iter().map(|e| e.2).collect();
+        self.recount();
     }
 
     /// A ring with explicit positions (the blackboard ring of listing 9.2: `n10` at 10, ...).
     /// A repeated position keeps its first owner.
     pub fn from_points(points: &[(u64, NodeId)]) -> Ring {
         let mut ring = Ring::new(HashFn::Xxh3, 1);
-        let mut all: Vec<(u64, usize, NodeId)> = points
+        let all: Vec<(u64, u32, NodeId)> = points
             .iter()
             .enumerate()
-            .map(|(i, &(p, id))| (p, i, id))
+            .map(|(i, &(p, id))| (p, i as u32, id))
             .collect();
         for &(_, id) in points {
             if !ring.placed.iter().any(|(n, _)| *n == id) {
                 ring.placed.push((id, 0));
             }
         }
-        all.sort_unstable_by_key(|&(p, i, _)| (p, i));
-        all.dedup_by_key(|e| e.0);
-        ring.points = all.iter().map(|e| e.0).collect();
-        ring.owners = all.iter().map(|e| e.2).collect();
-        ring.recount();
+        ring.settle(all);
         ring
     }
 
@@ -110,7 +111,7 @@ impl Ring {
         (0..count)
             .map(|i| {
                 label.truncate(base);
-                push_u32(&mut label, i);
+                crate::ring::keys::push_decimal(&mut label, u64::from(i), 0, false);
                 self.hash_fn.hash_str(&label)
             })
             .collect()
@@ -287,22 +288,6 @@ impl Ring {
             lower = Some(u);
         }
         diff
-    }
-}
-
-fn push_u32(out: &mut String, mut v: u32) {
-    let mut digits = [0u8; 10];
-    let mut n = 0;
-    loop {
-        digits[n] = b'0' + (v % 10) as u8;
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    for &d in digits[..n].iter().rev() {
-        out.push(char::from(d));
     }
 }
 
