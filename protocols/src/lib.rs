@@ -7,8 +7,11 @@
 //! - [`paxos`]: single-decree Paxos (Lamport, "Paxos Made Simple"): proposers, acceptors,
 //!   learners.
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
+//! - [`ring`]: partitioning: hash mod N, the consistent-hash ring with vnodes and weights,
+//!   rendezvous, slot tables and ranges, and the measurements of the course's tables.
 //!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
 pub mod paxos;
 pub mod raft;
+pub mod ring;

@@ -4,6 +4,7 @@
 //! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
 //! - `bundled`: every scenario file is bundled, validates and passes.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
+//! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -11,4 +12,5 @@ mod bundled;
 mod cli;
 mod determinism;
 mod golden;
+mod ring;
 mod support;

@@ -1,0 +1,142 @@
+//! A fixed table of slots mapped to nodes (Redis Cluster's 16384 slots, Riak's partitions): keys
+//! hash to a slot, and rebalancing moves whole slots.
+
+use super::{Member, NodeId, Placement, next_by_index};
+use crate::ring::keys::KeyRef;
+
+/// Slot `hash % S`, owned by an entry of the slot table.
+///
+/// The table starts as contiguous equal runs in node order (what `redis-cli --cluster create`
+/// does). A joining node steals whole slots, one at a time from the node holding the most (its
+/// highest slot), until it holds `S / N`; a leaving node's slots go one at a time to the node
+/// holding the fewest. Ties go to the node listed first. So a join moves about `1/(N+1)` of the
+/// keys, like the ring, but the unit of movement is a slot. Replicas are the next nodes by
+/// index after the owner, wrapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slots {
+    table: Vec<NodeId>,
+    nodes: Vec<NodeId>,
+}
+
+impl Slots {
+    /// `slots` slots (at least 1) over `nodes`, in contiguous equal runs.
+    pub fn new(slots: u32, nodes: Vec<NodeId>) -> Slots {
+        let s = slots.max(1) as usize;
+        let n = nodes.len().max(1);
+        let table = (0..s)
+            .map(|i| nodes.get(i * n / s).copied().unwrap_or(NodeId::MAX))
+            .collect();
+        Slots { table, nodes }
+    }
+
+    /// The slot table: entry `s` is the owner of slot `s`.
+    pub fn table(&self) -> &[NodeId] {
+        &self.table
+    }
+
+    fn slot(&self, hash: u64) -> usize {
+        (hash % self.table.len() as u64) as usize
+    }
+
+    fn held(&self) -> Vec<Vec<usize>> {
+        let mut held = vec![Vec::new(); self.nodes.len()];
+        for (slot, owner) in self.table.iter().enumerate() {
+            if let Some(i) = self.nodes.iter().position(|n| n == owner) {
+                held[i].push(slot);
+            }
+        }
+        held
+    }
+
+    fn index_of(&self, id: NodeId) -> usize {
+        self.nodes
+            .iter()
+            .position(|&n| n == id)
+            .expect("slot owner is a listed node")
+    }
+}
+
+impl Placement for Slots {
+    fn owner(&self, key: KeyRef<'_>) -> NodeId {
+        self.table[self.slot(key.hash)]
+    }
+    fn replicas(&self, key: KeyRef<'_>, r: usize, out: &mut Vec<NodeId>) {
+        let first = self.index_of(self.owner(key));
+        next_by_index(&self.nodes, first, r, out);
+    }
+    fn join(&mut self, member: &Member) {
+        if self.nodes.contains(&member.id) {
+            return;
+        }
+        self.nodes.push(member.id);
+        if self.nodes.len() == 1 {
+            self.table.fill(member.id);
+            return;
+        }
+        let mut held = self.held();
+        let target = self.table.len() / self.nodes.len();
+        let newcomer = self.nodes.len() - 1;
+        for _ in 0..target {
+            let donor = (0..newcomer)
+                .max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
+                .expect("at least one donor");
+            let slot = held[donor].pop().expect("the richest node holds a slot");
+            self.table[slot] = member.id;
+            held[newcomer].push(slot);
+        }
+    }
+    fn leave(&mut self, id: NodeId) {
+        let Some(gone) = self.nodes.iter().position(|&n| n == id) else {
+            return;
+        };
+        let held = self.held();
+        self.nodes.remove(gone);
+        let mut counts: Vec<usize> = held
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != gone)
+            .map(|(_, h)| h.len())
+            .collect();
+        for &slot in &held[gone] {
+            let Some(heir) =
+                (0..counts.len()).min_by(|&a, &b| counts[a].cmp(&counts[b]).then(a.cmp(&b)))
+            else {
+                self.table[slot] = NodeId::MAX;
+                continue;
+            };
+            counts[heir] += 1;
+            self.table[slot] = self.nodes[heir];
+        }
+    }
+    fn nodes(&self) -> Vec<NodeId> {
+        self.nodes.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_join_steals_an_equal_share_of_whole_slots() {
+        let mut s = Slots::new(16, vec![0, 1, 2]);
+        assert_eq!(s.table(), &[0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
+        let before = s.table().to_vec();
+        s.join(&Member::new(3, "d"));
+        let moved = before.iter().zip(s.table()).filter(|(a, b)| a != b).count();
+        assert_eq!(moved, 4);
+        assert!(
+            s.table()
+                .iter()
+                .zip(&before)
+                .all(|(a, b)| a == b || *a == 3)
+        );
+        s.leave(3);
+        let mut counts = [0; 3];
+        for &o in s.table() {
+            counts[o as usize] += 1;
+        }
+        assert_eq!(counts.iter().sum::<usize>(), 16);
+        assert!(counts.iter().all(|&c| (5..=6).contains(&c)), "{counts:?}");
+    }
+}
