@@ -30,7 +30,7 @@ enum Command {
     /// List the bundled scenarios and protocols, or a protocol's message kinds.
     List(cmd::list::ListArgs),
     /// Partitioning measurements: hash mod N, consistent-hash ring, rendezvous, slots, ranges.
-    Ring(cmd::ring::RingArgs),
+    Ring(Box<cmd::ring::RingArgs>),
 }
 
 fn main() -> std::process::ExitCode {
@@ -40,7 +40,7 @@ fn main() -> std::process::ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
-        Command::Ring(args) => cmd::ring::run(args),
+        Command::Ring(args) => cmd::ring::run(*args),
     };
     exit::finish(result)
 }

@@ -797,7 +797,11 @@ impl<A: Actor> Sim<A> {
         let kind = rule.kind.as_deref().unwrap_or("message");
         let from = rule.from.map(|f| format!(" from {}", self.name(f)));
         let to = rule.to.map(|t| format!(" to {}", self.name(t)));
-        let since = rule.since.map(|s| format!(" since {s}"));
+        // A rule installed at its start time needs no "since".
+        let since = rule
+            .since
+            .filter(|s| *s > self.now)
+            .map(|s| format!(" since {s}"));
         let until = rule.until.map(|u| format!(" until {u}"));
         format!(
             "{what}{nth} {kind}{}{}{}{}",

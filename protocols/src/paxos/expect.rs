@@ -88,13 +88,15 @@ pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<S
                     "expected '{want}' chosen, but {node} learned '{got}' (n={n})"
                 ));
             }
-            let mut who: Vec<&str> = learned.iter().map(|(node, _, _)| node.as_str()).collect();
-            who.dedup();
+            let who: std::collections::BTreeSet<&str> =
+                learned.iter().map(|(node, _, _)| node.as_str()).collect();
+
             if who.is_empty() {
                 return Err(format!(
                     "expected '{want}' chosen, but no learner learned anything"
                 ));
             }
+            let who: Vec<&str> = who.into_iter().collect();
             Ok(format!("'{want}' chosen, learned by {}", who.join(", ")))
         }
         PaxosExpect::NothingChosen => {
