@@ -27,6 +27,10 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "paxos/lost-prepare" => "course/paxos/lost-prepare.ron",
     "paxos/dueling-proposers" => "course/paxos/dueling-proposers.ron",
     "paxos/dueling-proposers-fixed-backoff" => "course/paxos/dueling-proposers-fixed-backoff.ron",
+    "raft/leader-crash" => "course/raft/leader-crash.ron",
+    "raft/leader-crash-restart" => "course/raft/leader-crash-restart.ron",
+    "raft/leader-crash-unpinned" => "course/raft/leader-crash-unpinned.ron",
+    "raft/split-votes" => "course/raft/split-votes.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 

@@ -67,6 +67,8 @@ pub struct RunResult {
     /// The story, line by line.
     #[serde(skip)]
     pub story: Vec<StoryLine>,
+    /// The run's figures in words (the protocol's summary).
+    pub summary: Vec<String>,
     /// The trace file's text (JSON Lines), when asked for.
     #[serde(skip)]
     pub trace: Option<String>,
@@ -122,18 +124,43 @@ pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
 }
 
 /// The story of `records`: the protocol's own lines, and the generic ones for the rest.
+///
+/// At the lesson's level of detail, a run of identical lines (a leader's heartbeats to a node
+/// that is down) is told once, with how many times and until when.
 pub fn story<P: Protocol>(
     records: &[Record<P::Actor>],
     lang: Lang,
     detail: Detail,
 ) -> Vec<StoryLine> {
-    records
-        .iter()
-        .filter_map(|r| {
-            let text = P::narrate(r, lang).or_else(|| generic_line(r, lang, detail))?;
-            Some(StoryLine { time: r.time, text })
-        })
-        .collect()
+    let lines = records.iter().filter_map(|r| {
+        let text = P::narrate(r, lang).or_else(|| generic_line(r, lang, detail))?;
+        Some(StoryLine { time: r.time, text })
+    });
+    if detail == Detail::Everything {
+        return lines.collect();
+    }
+    let mut out: Vec<StoryLine> = Vec::new();
+    let mut repeats: Vec<(usize, u32, Instant)> = Vec::new();
+    for line in lines {
+        match out.last() {
+            Some(last) if last.text == line.text => match repeats.last_mut() {
+                Some((at, n, until)) if *at == out.len() - 1 => {
+                    *n += 1;
+                    *until = line.time;
+                }
+                _ => repeats.push((out.len() - 1, 1, line.time)),
+            },
+            _ => out.push(line),
+        }
+    }
+    for (at, n, until) in repeats {
+        let more = match lang {
+            Lang::En => format!(" (and {n} more like it, until {until})"),
+            Lang::Es => format!(" (y {n} más iguales, hasta {until})"),
+        };
+        out[at].text.push_str(&more);
+    }
+    out
 }
 
 /// Runs `prep` once.
@@ -171,6 +198,7 @@ pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     };
     let passed = violations_ok && expectations.iter().all(|e| e.held);
     let story = story::<P>(&records, options.lang, options.detail);
+    let summary = P::summary(&records, options.lang);
     let trace = options
         .keep_trace
         .then(|| trace_text(&header(prep, seed), &records));
@@ -184,6 +212,7 @@ pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
         expect_violation: prep.doc.expect_violation.clone(),
         passed,
         story,
+        summary,
         trace,
     }
 }

@@ -47,7 +47,7 @@ pub use decide::{Decider, Decision};
 pub use id::{MsgId, Name, NodeId};
 pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason};
 pub use net::{DropReason, FaultRule, Latency, LinkConfig, RuleAction};
-pub use protocol::{ConfigProblem, Lang, Outcome, Protocol};
+pub use protocol::{ConfigProblem, Lang, Measure, MeasureKind, Outcome, Protocol};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
 pub use trace::{Event, Fault, Record, TraceMode, TraceSink};

@@ -87,6 +87,42 @@ pub trait Protocol: 'static {
     /// The story line for one record, in the course's words, or `None` to leave it to the
     /// generic narrator (sends, drops, faults ...).
     fn narrate(record: &Record<Self::Actor>, lang: Lang) -> Option<String>;
+
+    /// Figures of one run that a sweep over seeds aggregates (elections until a leader, time
+    /// without a leader ...). Empty by default.
+    fn measures(records: &[Record<Self::Actor>]) -> Vec<Measure> {
+        let _ = records;
+        Vec::new()
+    }
+
+    /// Closing lines of the story: the run's figures in words ("no leader for 183 ms").
+    fn summary(records: &[Record<Self::Actor>], lang: Lang) -> Vec<String> {
+        let _ = (records, lang);
+        Vec::new()
+    }
+}
+
+/// One figure of one run, for sweeps to aggregate over seeds.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Measure {
+    /// A short name, a column of the sweep's table: "elections", "no_leader".
+    pub name: &'static str,
+    /// What kind of figure it is (how to aggregate and print it).
+    pub kind: MeasureKind,
+    /// The value, or `None` when the run never got there (no leader was ever elected).
+    pub value: Option<u64>,
+}
+
+/// How a figure aggregates over runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureKind {
+    /// A count: median, p90, max.
+    Count,
+    /// A span of virtual time in nanoseconds: median, p90, max, printed in ms.
+    Nanos,
+    /// 0 or 1: printed as the share of runs where it is 1.
+    Flag,
 }
 
 /// A problem found in a protocol config.

@@ -161,6 +161,12 @@ fn print_story(result: &RunResult, lang: Lang) {
             line.text
         );
     }
+    if !result.summary.is_empty() {
+        println!();
+        for line in &result.summary {
+            println!("  {line}");
+        }
+    }
     println!();
     let r = &result.report;
     println!(

@@ -177,10 +177,8 @@ pub fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<Str
                         candidate: c,
                         reason,
                     } if who == voter && t == term && c == candidate => {
-                        return Ok(format!(
-                            "{voter} denied its vote to {candidate} in term {term} at {at} \
-                             ({reason:?})"
-                        ));
+                        let line = crate::raft::narrate::deny_line(voter, candidate, reason, false);
+                        return Ok(format!("term {term}, at {at}: {line}"));
                     }
                     RaftNote::VoteGranted {
                         term: t,

@@ -48,6 +48,7 @@ pub mod config;
 pub mod expect;
 pub mod invariants;
 pub mod log;
+pub mod measure;
 pub mod msg;
 pub mod narrate;
 pub mod node;
@@ -63,7 +64,9 @@ pub use msg::RaftMsg;
 pub use node::{RaftNode, RaftTimer, Role};
 pub use notes::{DenyReason, RaftNote, StepDownCause};
 
-use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record, Sim, SimConfig};
+use sim_core::{
+    ConfigProblem, Invariant, Lang, Measure, NodeId, Outcome, Protocol, Record, Sim, SimConfig,
+};
 
 /// Raft leader election as scenarios see it.
 pub struct Raft;
@@ -95,6 +98,12 @@ impl Protocol for Raft {
     }
     fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
+    }
+    fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
+        measure::measures(records)
+    }
+    fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
+        measure::summary(records, lang)
     }
 }
 

@@ -85,7 +85,7 @@ fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
     Some(line)
 }
 
-fn deny_line(node: &str, candidate: &str, reason: &DenyReason, es: bool) -> String {
+pub(crate) fn deny_line(node: &str, candidate: &str, reason: &DenyReason, es: bool) -> String {
     match (reason, es) {
         (DenyReason::LogBehind { theirs, mine }, true) => format!(
             "{node}: DENIEGO voto a {candidate} (su log {theirs} va por detrás del mío {mine})"
