@@ -45,3 +45,20 @@ fn list_shows_every_bundled_scenario() {
     }
     assert!(!out.contains("does not validate"), "{out}");
 }
+
+/// The format reference's big example uses every step; it must stay valid as the format moves.
+#[test]
+fn the_format_reference_example_validates() {
+    let doc = std::fs::read_to_string(crate::support::root().join("scenarios/FORMAT.md")).unwrap();
+    let start = doc.find("```ron\n// What the scenario shows").unwrap() + "```ron\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    let example = &doc[start..end];
+    let protocol = scenarios::registry::protocol_for("FORMAT.md", example).unwrap();
+    if let Err(problems) = protocol.validate("FORMAT.md", example) {
+        let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        panic!(
+            "the example in scenarios/FORMAT.md is invalid:\n{}",
+            text.join("\n")
+        );
+    }
+}
