@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Run a scenario and tell its story; exit 1 if an expectation or invariant fails.
     Run(cmd::run::RunArgs),
+    /// Run a scenario over a range of seeds (and config variants): a table of outcomes.
+    Sweep(cmd::sweep::SweepArgs),
     /// Check a scenario file without running it (every problem, with line and column).
     Validate(cmd::validate::ValidateArgs),
     /// List the bundled scenarios and protocols, or a protocol's message kinds.
@@ -38,6 +40,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
+        Command::Sweep(args) => cmd::sweep::run(args),
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Ring(args) => cmd::ring::run(*args),

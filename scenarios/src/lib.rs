@@ -10,6 +10,8 @@
 //! - [`registry`]: the one place that names every protocol.
 //! - [`run`]: one run: simulation, story, expectations, trace.
 //! - [`bundled`]: the scenarios built into the binary.
+//! - [`sweep`]: many seeds of one scenario, aggregated (the thread pool is the caller's).
+//! - [`vary`]: one config value changed across runs.
 //!
 //! It never prints, exits, reads the clock or spawns threads: that is the CLI's job.
 
@@ -19,6 +21,8 @@ pub mod load;
 pub mod registry;
 pub mod run;
 pub mod schema;
+pub mod sweep;
+pub mod vary;
 
 pub use diagnostic::Diagnostic;
 pub use registry::{DynProtocol, Summary};

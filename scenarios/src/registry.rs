@@ -6,6 +6,7 @@
 use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::load::{self, Prepared};
 use crate::run::{self, RunOptions, RunResult};
+use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
 use protocols::raft::Raft;
 use sim_core::demo::TokenRingProtocol;
@@ -29,6 +30,15 @@ pub trait DynProtocol: Sync {
         source: &str,
         options: &RunOptions,
     ) -> Result<RunResult, Vec<Diagnostic>>;
+    /// Parses and checks a scenario, then runs it at each of `seeds` (no story, no trace
+    /// text), calling `progress` after each run. For sweeps: results come back in seed order.
+    fn sweep(
+        &self,
+        file: &str,
+        source: &str,
+        seeds: &[u64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<SeedOutcome>, Vec<Diagnostic>>;
 }
 
 /// What `dsim validate` reports about a valid scenario.
@@ -76,6 +86,23 @@ impl<P: Protocol> DynProtocol for Entry<P> {
     ) -> Result<RunResult, Vec<Diagnostic>> {
         let prep: Prepared<P> = load::load(file, source)?;
         Ok(run::run(&prep, options))
+    }
+    fn sweep(
+        &self,
+        file: &str,
+        source: &str,
+        seeds: &[u64],
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<SeedOutcome>, Vec<Diagnostic>> {
+        let prep: Prepared<P> = load::load(file, source)?;
+        Ok(seeds
+            .iter()
+            .map(|&seed| {
+                let outcome = run::measure(&prep, seed);
+                progress();
+                outcome
+            })
+            .collect())
     }
 }
 

@@ -7,7 +7,7 @@
 use crate::load::Prepared;
 use serde::Serialize;
 use sim_core::{
-    Actor, Event, Instant, Lang, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode,
+    Actor, Instant, Lang, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode,
 };
 use traces::narrate::{Detail, generic_line};
 use traces::{FORMAT_VERSION, Header};
@@ -163,16 +163,33 @@ pub fn story<P: Protocol>(
     out
 }
 
-/// Runs `prep` once.
-pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
-    let seed = options.seed.unwrap_or(prep.doc.seed);
+/// A finished simulation with everything it recorded.
+struct Executed<A: Actor> {
+    sim: Sim<A>,
+    report: RunReport,
+    records: Vec<Record<A>>,
+}
+
+fn execute<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Executed<P::Actor> {
     let mut sim = build(prep, seed);
     sim.set_trace(TraceMode::Memory(Vec::new()));
     let report = sim.run();
     let records = sim.take_records();
+    Executed {
+        sim,
+        report,
+        records,
+    }
+}
+
+/// Each expectation's result, and whether the run passed as a whole.
+fn verdict<P: Protocol>(
+    prep: &Prepared<P>,
+    run: &Executed<P::Actor>,
+) -> (Vec<ExpectationResult>, bool) {
     let outcome = Outcome {
-        sim: &sim,
-        records: &records,
+        sim: &run.sim,
+        records: &run.records,
     };
     let expectations: Vec<ExpectationResult> = prep
         .doc
@@ -190,24 +207,32 @@ pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
             }
         })
         .collect();
+    let violations = &run.report.violations;
     let violations_ok = match &prep.doc.expect_violation {
-        Some(name) => {
-            !report.violations.is_empty() && report.violations.iter().all(|v| &v.invariant == name)
-        }
-        None => report.violations.is_empty(),
+        Some(name) => !violations.is_empty() && violations.iter().all(|v| &v.invariant == name),
+        None => violations.is_empty(),
     };
     let passed = violations_ok && expectations.iter().all(|e| e.held);
-    let story = story::<P>(&records, options.lang, options.detail);
-    let summary = P::summary(&records, options.lang);
+    (expectations, passed)
+}
+
+/// Runs `prep` once.
+pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
+    let seed = options.seed.unwrap_or(prep.doc.seed);
+    let executed = execute(prep, seed);
+    let (expectations, passed) = verdict(prep, &executed);
+    let records = &executed.records;
+    let story = story::<P>(records, options.lang, options.detail);
+    let summary = P::summary(records, options.lang);
     let trace = options
         .keep_trace
-        .then(|| trace_text(&header(prep, seed), &records));
+        .then(|| trace_text(&header(prep, seed), records));
     RunResult {
         scenario: prep.name.clone(),
         description: prep.doc.description.clone(),
         protocol: P::NAME.to_string(),
         seed,
-        report,
+        report: executed.report,
         expectations,
         expect_violation: prep.doc.expect_violation.clone(),
         passed,
@@ -217,10 +242,20 @@ pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     }
 }
 
-/// Counts the records of each kind in a run (for summaries).
-pub fn count_notes<A: Actor>(records: &[Record<A>]) -> usize {
-    records
-        .iter()
-        .filter(|r| matches!(r.event, Event::Note { .. }))
-        .count()
+/// Runs `prep` at `seed` for a sweep: the verdict and the protocol's figures, no story.
+pub fn measure<P: Protocol>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOutcome {
+    let executed = execute(prep, seed);
+    let (_, passed) = verdict(prep, &executed);
+    crate::sweep::SeedOutcome {
+        seed,
+        passed,
+        stop: executed.report.stop,
+        violations: executed
+            .report
+            .violations
+            .iter()
+            .map(|v| v.invariant.clone())
+            .collect(),
+        measures: P::measures(&executed.records),
+    }
 }

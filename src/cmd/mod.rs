@@ -3,4 +3,5 @@
 pub mod list;
 pub mod ring;
 pub mod run;
+pub mod sweep;
 pub mod validate;

@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// Run twice and check that both traces are byte-identical.
     #[arg(long)]
     pub check_determinism: bool,
+    /// Change a config field for this run: `KEY=VALUE` (RON), repeatable.
+    /// Example: --set 'bugs=(vote_twice: true)' --set heartbeat_ms=20
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Parses `--lang`.
@@ -48,7 +52,17 @@ pub fn parse_lang(s: &str) -> Result<Lang, String> {
 
 /// Runs `dsim run`.
 pub fn run(args: RunArgs) -> Result<u8, CliError> {
-    let src = resolve(&args.scenario)?;
+    let mut src = resolve(&args.scenario)?;
+    let mut sets = Vec::new();
+    for s in &args.set {
+        let Some((k, v)) = s.split_once('=') else {
+            return Err(CliError::bad_input(format!(
+                "--set `{s}`: write KEY=VALUE, e.g. --set heartbeat_ms=20"
+            )));
+        };
+        sets.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    src.text = crate::cmd::sweep::apply_sets(&src.text, &sets)?;
     let options = RunOptions {
         seed: args.seed,
         lang: args.lang,

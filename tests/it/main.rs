@@ -5,6 +5,7 @@
 //! - `bundled`: every scenario file is bundled, validates and passes.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
 //! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
+//! - `sweep`: many seeds and variants, identical at any thread count.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -14,3 +15,4 @@ mod determinism;
 mod golden;
 mod ring;
 mod support;
+mod sweep;

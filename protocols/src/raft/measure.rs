@@ -131,17 +131,17 @@ pub fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
         .max();
     vec![
         Measure {
-            name: "elections",
+            name: "candidacies",
             kind: MeasureKind::Count,
             value: f.elections,
         },
         Measure {
-            name: "first_term",
+            name: "leader_term",
             kind: MeasureKind::Count,
             value: f.first_term,
         },
         Measure {
-            name: "first_leader",
+            name: "time_to_leader",
             kind: MeasureKind::Nanos,
             value: f.first_at.map(|t| t.as_nanos()),
         },
