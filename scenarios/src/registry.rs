@@ -30,6 +30,9 @@ pub trait DynProtocol: Sync {
         source: &str,
         options: &RunOptions,
     ) -> Result<RunResult, Vec<Diagnostic>>;
+    /// Reads a trace of this protocol and writes it back through the records' `Serialize`
+    /// derive: the canonical form of the format (a round trip must give the same bytes).
+    fn reserialize(&self, trace: &str) -> Result<String, traces::TraceError>;
     /// Parses and checks a scenario, then runs it at each of `seeds` (no story, no trace
     /// text), calling `progress` after each run. For sweeps: results come back in seed order.
     fn sweep(
@@ -86,6 +89,16 @@ impl<P: Protocol> DynProtocol for Entry<P> {
     ) -> Result<RunResult, Vec<Diagnostic>> {
         let prep: Prepared<P> = load::load(file, source)?;
         Ok(run::run(&prep, options))
+    }
+    fn reserialize(&self, trace: &str) -> Result<String, traces::TraceError> {
+        let (header, records) = traces::read_trace::<P::Actor>(trace)?;
+        let mut out = header.to_line();
+        out.push('\n');
+        for r in &records {
+            out.push_str(&serde_json::to_string(r).expect("records serialize"));
+            out.push('\n');
+        }
+        Ok(out)
     }
     fn sweep(
         &self,

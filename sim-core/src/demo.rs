@@ -17,6 +17,8 @@ pub struct TokenRing {
     pub tokens: u32,
     /// Tokens forwarded so far (durable).
     pub forwarded: u64,
+    /// Panic when a token reaches this many hops (a deliberate bug, off by default).
+    pub panic_at_hops: Option<u64>,
 }
 
 /// The one message: a token and how many hops it has made.
@@ -63,6 +65,9 @@ impl Actor for TokenRing {
 
     fn on_message(&mut self, ctx: &mut Context<'_, Self>, _from: NodeId, msg: Token) {
         let Token::Token { hops } = msg;
+        if self.panic_at_hops == Some(hops) {
+            panic!("token-ring bug knob: a token reached {hops} hops");
+        }
         self.forwarded += 1;
         let me = ctx.id().0;
         if me == 0 {
@@ -91,6 +96,10 @@ pub struct TokenRingConfig {
     /// Tokens injected at start.
     #[serde(default = "one")]
     pub tokens: u32,
+    /// A deliberate bug for testing dsim itself: a node panics when a token reaches this many
+    /// hops (how a crashing actor is reported: exit 3, the seed and the replay command).
+    #[serde(default)]
+    pub panic_at_hops: Option<u64>,
 }
 
 fn one() -> u32 {
@@ -154,6 +163,7 @@ impl crate::protocol::Protocol for TokenRingProtocol {
             nodes: config.nodes.len() as u32,
             tokens: if id.0 == 0 { config.tokens } else { 0 },
             forwarded: 0,
+            panic_at_hops: config.panic_at_hops,
         }
     }
 

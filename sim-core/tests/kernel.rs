@@ -448,6 +448,7 @@ fn limits_stop_the_run() {
                     nodes: 3,
                     tokens,
                     forwarded: 0,
+                    panic_at_hops: None,
                 },
             );
         }

@@ -75,3 +75,24 @@ fn trace_file_carries_its_scenario() {
     assert!(text.lines().count() > 10);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Goal: a panicking actor is a bug report, not a crash. Method: the token ring's deliberate
+/// panic knob. Proves: exit 3, the seed and the replay command are printed.
+#[test]
+fn a_panicking_actor_exits_three_with_the_replay_command() {
+    let dir = std::env::temp_dir().join(format!("dsim-panic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ring.ron");
+    let text = scenarios::bundled::find("demo/token-ring")
+        .unwrap()
+        .source
+        .replace("tokens: 2)", "tokens: 2, panic_at_hops: 7)");
+    std::fs::write(&file, text).unwrap();
+    let out = dsim(&["run", file.to_str().unwrap(), "--seed", "4"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("seed: 4"), "{err}");
+    assert!(err.contains("replay: dsim run"), "{err}");
+    assert!(err.contains("a token reached 7 hops"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

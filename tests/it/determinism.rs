@@ -59,3 +59,24 @@ fn two_processes_write_the_same_trace_file() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = root();
 }
+
+/// The trace writer's fast path writes exactly what the records' `Serialize` derive would, for
+/// every record of every bundled scenario (all record kinds occur among them).
+#[test]
+fn fast_trace_lines_equal_serde_json() {
+    for b in BUNDLED {
+        let text = trace_of(b.name, b.source, None);
+        let header = traces::parse_header(&text).unwrap();
+        let check = |line: &str| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(value.get("kind").is_some(), "{}: {line}", b.name);
+        };
+        text.lines().skip(1).for_each(check);
+        // Re-serialize each record with serde and compare byte for byte.
+        let reserialized = scenarios::registry::find(&header.protocol)
+            .unwrap()
+            .reserialize(&text)
+            .unwrap();
+        assert_eq!(reserialized, text, "{}", b.name);
+    }
+}

@@ -74,18 +74,35 @@ fn ring(tokens: u32) -> Sim<TokenRing> {
                 nodes: 3,
                 tokens,
                 forwarded: 0,
+                panic_at_hops: None,
             },
         );
     }
     sim
 }
 
+/// How the kernel keeps its trace in a measurement.
+#[derive(Clone, Copy, PartialEq)]
+enum Trace {
+    Off,
+    /// Typed records kept in memory (`TraceMode::Memory`).
+    Records,
+    /// Every record written as a JSON line into a memory buffer.
+    Json,
+}
+
 /// Kernel steps: returns (ns per event, allocations per event).
-fn kernel(tokens: u32, traced: bool, buffer: &traces::write::SharedBuffer) -> (f64, f64) {
+fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f64, f64) {
     let mut sim = ring(tokens);
-    if traced {
-        let sink = traces::JsonLinesSink::new(buffer.clone(), "{}");
-        sim.set_trace(TraceMode::Sink(Box::new(sink)));
+    match trace {
+        Trace::Off => {}
+        Trace::Records => sim.set_trace(TraceMode::Memory(Vec::with_capacity(
+            3 * (EVENTS as usize + 10_000),
+        ))),
+        Trace::Json => {
+            let sink = traces::JsonLinesSink::new(buffer.clone(), "{}");
+            sim.set_trace(TraceMode::Sink(Box::new(sink)));
+        }
     }
     // Warm up: fill the queue, the slab and the effect buffer to their steady sizes.
     for _ in 0..10_000 {
@@ -115,25 +132,40 @@ fn main() {
     println!("dsim kernel benchmark: 3-node token ring, latency uniform 1-10 ms");
     println!("{EVENTS} events per measurement, median of {ROUNDS}; one core\n");
     println!(
-        "{:>9}  {:>10}  {:>12}  {:>8}  {:>12}  {:>8}  {:>13}",
-        "in flight", "bare heap", "kernel, off", "ratio", "kernel, json", "ratio", "allocs/event"
+        "{:>9}  {:>10}  {:>12}  {:>7}  {:>15}  {:>7}  {:>12}  {:>7}  {:>13}",
+        "in flight",
+        "bare heap",
+        "kernel, off",
+        "ratio",
+        "kernel, records",
+        "ratio",
+        "kernel, json",
+        "ratio",
+        "allocs/event"
     );
     for tokens in [1, 64] {
         let bare = median((0..ROUNDS).map(|_| bare_heap(tokens)).collect());
         let buffer = traces::write::SharedBuffer::default();
         let off: Vec<(f64, f64)> = (0..ROUNDS)
-            .map(|_| kernel(tokens, false, &buffer))
+            .map(|_| kernel(tokens, Trace::Off, &buffer))
             .collect();
         let allocs = off.iter().map(|r| r.1).fold(0.0, f64::max);
         let off = median(off.iter().map(|r| r.0).collect());
+        let records = median(
+            (0..ROUNDS)
+                .map(|_| kernel(tokens, Trace::Records, &buffer).0)
+                .collect(),
+        );
         let json = median(
             (0..ROUNDS)
-                .map(|_| kernel(tokens, true, &buffer).0)
+                .map(|_| kernel(tokens, Trace::Json, &buffer).0)
                 .collect(),
         );
         println!(
-            "{tokens:>9}  {bare:>8.1}ns  {off:>10.1}ns  {:>7.2}x  {json:>10.1}ns  {:>7.2}x  {allocs:>13.4}",
+            "{tokens:>9}  {bare:>8.1}ns  {off:>10.1}ns  {:>6.2}x  {records:>13.1}ns  {:>6.2}x  \
+             {json:>10.1}ns  {:>6.2}x  {allocs:>13.4}",
             off / bare,
+            records / bare,
             json / bare
         );
     }
