@@ -1,6 +1,10 @@
 //! One module per `dsim` subcommand.
 
+pub mod check;
+pub mod diff;
 pub mod list;
 pub mod ring;
 pub mod run;
+pub mod replay;
 pub mod validate;
+pub mod view;
