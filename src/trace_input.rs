@@ -28,20 +28,22 @@ pub fn bad_trace(path: &str, problem: &TraceProblem) -> CliError {
 }
 
 /// Reads the trace at `path` and finds its protocol; a missing file, a file that is not a trace,
-/// a newer format or an unknown protocol is bad input.
+/// a broken line, a newer format or an unknown protocol is bad input.
 pub fn read(path: &str) -> Result<TraceFile, CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         CliError::bad_input(format!(
             "{path}: {e}; make a trace with `dsim run SCENARIO --trace {path}`"
         ))
     })?;
+    // Every line must be a record, whatever the command: a truncated file is refused here.
+    TraceView::parse(&text).map_err(|e| bad_trace(path, &TraceProblem::Trace(e)))?;
     from_text(path, text)
 }
 
 /// Takes trace `text` known as `path` (a file, or a run's name) and finds its protocol.
 pub fn from_text(path: &str, text: String) -> Result<TraceFile, CliError> {
-    let header = traces::parse_header(&text)
-        .map_err(|e| bad_trace(path, &TraceProblem::Trace(e)))?;
+    let header =
+        traces::parse_header(&text).map_err(|e| bad_trace(path, &TraceProblem::Trace(e)))?;
     let Some(protocol) = scenarios::registry::find(&header.protocol) else {
         let known: Vec<&str> = scenarios::registry::protocols()
             .iter()
@@ -83,7 +85,9 @@ pub fn emit(out: Option<&Path>, text: &str) -> Result<(), CliError> {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`dsim view t | head`) is not an error worth a panic.
-            let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+            let _ = stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush());
             Ok(())
         }
     }

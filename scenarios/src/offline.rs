@@ -28,7 +28,10 @@ impl fmt::Display for TraceProblem {
         match self {
             TraceProblem::Trace(e) => write!(f, "{e}"),
             TraceProblem::Scenario(ds) => {
-                writeln!(f, "the scenario embedded in the trace's header does not load:")?;
+                writeln!(
+                    f,
+                    "the scenario embedded in the trace's header does not load:"
+                )?;
                 for d in ds {
                     writeln!(f, "{d}")?;
                 }
@@ -76,7 +79,8 @@ pub fn story_of_trace<P: Protocol>(
 
 fn embedded<P: Protocol>(text: &str) -> Result<(Prepared<P>, u64), TraceProblem> {
     let header = traces::parse_header(text)?;
-    let prep = load::<P>(&header.scenario_name, &header.scenario).map_err(TraceProblem::Scenario)?;
+    let prep =
+        load::<P>(&header.scenario_name, &header.scenario).map_err(TraceProblem::Scenario)?;
     Ok((prep, header.seed))
 }
 

@@ -595,7 +595,14 @@ fn run_until_never_steps_past_its_deadline() {
     let recs = run(s).1;
     let pause = recs
         .iter()
-        .find(|r| matches!(r.event, Event::Fault { fault: Fault::Pause(_) }))
+        .find(|r| {
+            matches!(
+                r.event,
+                Event::Fault {
+                    fault: Fault::Pause(_)
+                }
+            )
+        })
         .unwrap();
     assert_eq!(pause.time, ms(1_000));
 }

@@ -58,7 +58,11 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     println!(
         "{} violation{} found (the file itself records {}); see it with `dsim view {} --format html -o run.html`",
         report.violations.len(),
-        if report.violations.len() == 1 { "" } else { "s" },
+        if report.violations.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
         report.recorded,
         file.path
     );

@@ -3,8 +3,8 @@
 pub mod check;
 pub mod diff;
 pub mod list;
+pub mod replay;
 pub mod ring;
 pub mod run;
-pub mod replay;
 pub mod validate;
 pub mod view;

@@ -4,6 +4,8 @@
 //! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
 //! - `bundled`: every scenario file is bundled, validates and passes.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
+//! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
+//! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -12,3 +14,5 @@ mod cli;
 mod determinism;
 mod golden;
 mod support;
+mod view;
+mod viewer;

@@ -56,8 +56,7 @@ impl ViewRecord {
         }
         let fault = self.raw.get("fault")?.as_object()?;
         let (_, v) = fault.iter().next()?;
-        v.as_str()
-            .or_else(|| v.get("node").and_then(Value::as_str))
+        v.as_str().or_else(|| v.get("node").and_then(Value::as_str))
     }
 }
 
@@ -84,13 +83,15 @@ fn string(v: &Value, key: &str) -> Option<String> {
 }
 
 fn need_u64(v: &Value, key: &str, line: usize) -> Result<u64, TraceError> {
-    v.get(key).and_then(Value::as_u64).ok_or_else(|| TraceError {
-        line,
-        message: format!(
-            "the record has no `{key}` number: every record line has \"step\", \"time\" and \
+    v.get(key)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| TraceError {
+            line,
+            message: format!(
+                "the record has no `{key}` number: every record line has \"step\", \"time\" and \
              \"kind\" (see traces/FORMAT.md); fix or delete this line"
-        ),
-    })
+            ),
+        })
 }
 
 const KINDS: &[&str] = &[
@@ -261,7 +262,8 @@ mod tests {
     // truncated line. Proves errors point at the line to fix.
     #[test]
     fn broken_lines_are_located() {
-        let e = TraceView::parse(&format!("{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n")).unwrap_err();
+        let e =
+            TraceView::parse(&format!("{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("`time`"));
         let e = TraceView::parse(&format!("{HEAD}\n\n{{\"step\":1,\"ti")).unwrap_err();

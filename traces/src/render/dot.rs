@@ -39,14 +39,23 @@ enum Edge {
 }
 
 fn vertex_label(r: &ViewRecord) -> String {
-    let who = r.node.clone().or_else(|| r.fault_node().map(str::to_string));
+    let who = r
+        .node
+        .clone()
+        .or_else(|| r.fault_node().map(str::to_string));
     let what = r.what.clone().unwrap_or_else(|| r.kind.clone());
     let detail = match r.kind.as_str() {
         "send" => r.raw.get("msg").map(fields_text).unwrap_or_default(),
         "note" => r.raw.get("note").map(fields_text).unwrap_or_default(),
         _ => String::new(),
     };
-    let head = format!("#{} {}: {} {}", r.step, who.unwrap_or_default(), r.kind, what);
+    let head = format!(
+        "#{} {}: {} {}",
+        r.step,
+        who.unwrap_or_default(),
+        r.kind,
+        what
+    );
     if detail.is_empty() {
         head
     } else {
@@ -70,11 +79,11 @@ pub fn render(view: &TraceView) -> Result<String, String> {
             continue;
         }
         let v = g.add_node(i);
-        if let Some(node) = at {
-            if let Some(prev) = last.insert(node, v) {
-                g.try_add_edge(prev, v, Edge::Local)
-                    .map_err(|_| format!("line {}: this event closes a cycle", r.line))?;
-            }
+        if let Some(node) = at
+            && let Some(prev) = last.insert(node, v)
+        {
+            g.try_add_edge(prev, v, Edge::Local)
+                .map_err(|_| format!("line {}: this event closes a cycle", r.line))?;
         }
         match (r.kind.as_str(), r.id) {
             ("send", Some(id)) => {
@@ -99,19 +108,23 @@ pub fn render(view: &TraceView) -> Result<String, String> {
         Edge::Message => "style=bold color=\"#1f5fa8\"".to_string(),
     };
     let node_attrs = |_, (_, &i): (NodeIndex, &usize)| {
-            let r = &view.records[i];
-            let look = match r.kind.as_str() {
-                "drop" => " color=red fontcolor=red shape=box style=dashed",
-                "duplicate" => " color=orange shape=box style=dashed",
-                "fault" => " color=orange shape=octagon",
-                "note" => " shape=note",
-                _ => "",
-            };
-            format!("label={}{look}", quote(&vertex_label(r)))
+        let r = &view.records[i];
+        let look = match r.kind.as_str() {
+            "drop" => " color=red fontcolor=red shape=box style=dashed",
+            "duplicate" => " color=orange shape=box style=dashed",
+            "fault" => " color=orange shape=octagon",
+            "note" => " shape=note",
+            _ => "",
+        };
+        format!("label={}{look}", quote(&vertex_label(r)))
     };
     let body = Dot::with_attr_getters(
         inner,
-        &[Config::GraphContentOnly, Config::NodeNoLabel, Config::EdgeNoLabel],
+        &[
+            Config::GraphContentOnly,
+            Config::NodeNoLabel,
+            Config::EdgeNoLabel,
+        ],
         &edge_attrs,
         &node_attrs,
     );

@@ -108,7 +108,11 @@ mod tests {
         let rec = json!({"step":1,"time":0,"kind":"note","node":evil,"note":{"X":{"v":evil}}});
         let text = format!("{header}\n{rec}\n");
         let page = render(&TraceView::parse(&text).unwrap());
-        assert_eq!(page.matches("<script").count(), 2, "only the data and code blocks");
+        assert_eq!(
+            page.matches("<script").count(),
+            2,
+            "only the data and code blocks"
+        );
         assert_eq!(page.matches("</script>").count(), 2);
         assert!(!page.contains("<script>alert"));
         let data = page.split("id=\"trace-data\">").nth(1).unwrap();
@@ -124,6 +128,10 @@ mod tests {
         let text = "{\"format\":1,\"dsim_version\":\"0\",\"protocol\":\"p\",\"seed\":0,\"scenario_name\":\"s\",\"scenario\":\"\",\"nodes\":[]}\n";
         let page = render(&TraceView::parse(text).unwrap());
         assert!(!page.contains("src=") && !page.contains("href="));
-        assert_eq!(page.matches("http").count(), 2, "the CSP's absence of hosts and SVG's namespace");
+        assert_eq!(
+            page.matches("http").count(),
+            2,
+            "the CSP's absence of hosts and SVG's namespace"
+        );
     }
 }

@@ -53,8 +53,7 @@ fn message_label(view: &TraceView, r: &ViewRecord) -> String {
 
 fn is_milestone(r: &ViewRecord) -> bool {
     r.kind == "note"
-        && r
-            .what
+        && r.what
             .as_deref()
             .is_some_and(|w| MILESTONE_WORDS.iter().any(|m| w.contains(m)))
 }
@@ -71,7 +70,11 @@ pub fn render(view: &TraceView) -> String {
     ));
     for (i, name) in nodes.iter().enumerate() {
         let alias = label(&name.replace(':', " "));
-        let alias = if alias.is_empty() { format!("node {i}") } else { alias };
+        let alias = if alias.is_empty() {
+            format!("node {i}")
+        } else {
+            alias
+        };
         out.push_str(&format!("    participant n{i} as {alias}\n"));
     }
     let span = match nodes.len() {

@@ -40,8 +40,7 @@ impl Filter {
         }
         let node_ok = self.nodes.is_empty() || self.nodes.iter().any(|n| r.involves(n));
         let kind_ok = self.kinds.is_empty()
-            || r
-                .what
+            || r.what
                 .as_deref()
                 .is_some_and(|w| self.kinds.iter().any(|k| k.eq_ignore_ascii_case(w)));
         node_ok && kind_ok

@@ -81,7 +81,10 @@ mod tests {
     fn colour_only_when_asked() {
         let plain = render(&view(), &Filter::default(), false);
         assert!(!plain.contains('\x1b'), "{plain}");
-        assert!(plain.contains("   0.001s  #1    a: Ping to b LOST"), "{plain}");
+        assert!(
+            plain.contains("   0.001s  #1    a: Ping to b LOST"),
+            "{plain}"
+        );
         let colored = render(&view(), &Filter::default(), true);
         assert!(colored.contains(&format!("{RED}a: Ping to b LOST{RESET}")));
     }

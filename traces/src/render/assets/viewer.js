@@ -63,7 +63,7 @@
   kindSel.addEventListener("change", function () { state.kind = kindSel.value; update(); });
 
   // The diagram: lanes as columns, steps as rows.
-  const COL = 150, ROW = 22, LEFT = 110, TOP = 40;
+  const COL = 150, ROW = 22, LEFT = 110, TOP = 6;
   const xOf = function (n) { return LEFT + COL / 2 + nodes.indexOf(n) * COL; };
   const yOf = function (step) { return TOP + rowOf.get(step) * ROW + ROW / 2; };
   const width = LEFT + nodes.length * COL + 20, height = TOP + steps.length * ROW + 10;
@@ -84,10 +84,12 @@
     svg.appendChild(g);
     return band;
   });
+  // Lane names stay in view while the rows scroll.
+  const head = sv("svg", { width: width, height: 26, id: "lane-names" });
   nodes.forEach(function (n) {
     const x = xOf(n);
-    svg.appendChild(sv("line", { x1: x, y1: TOP - 6, x2: x, y2: height, class: "lane" }));
-    svg.appendChild(sv("text", { x: x, y: 20, "text-anchor": "middle", class: "lane-name" }, n));
+    svg.appendChild(sv("line", { x1: x, y1: 0, x2: x, y2: height, class: "lane" }));
+    head.appendChild(sv("text", { x: x, y: 18, "text-anchor": "middle", class: "lane-name" }, n));
   });
   const drawn = []; // { g, step (when it is complete), from (first step), record }
   const sends = new Map();
@@ -99,14 +101,14 @@
       const dup = r.kind === "deliver" && delivered.has(r.id);
       if (r.kind === "deliver") delivered.add(r.id);
       const cls = r.kind === "drop" ? "msg lost" : dup ? "msg dup" : "msg";
-      const g = sv("g", { class: cls, "data-step": r.step });
+      const g = sv("g", { class: cls, "data-step": r.step, "data-from": r.from, "data-to": r.to });
       const x1 = xOf(r.from), y1 = yOf(s.step), x2 = xOf(r.to), y2 = yOf(r.step);
       const label = r.what + (r.kind === "drop" ? " LOST" : dup ? " (copy)" : "");
       if (r.kind === "drop") {
         const xm = x1 + (x2 - x1) * 0.6, ym = y1 + (y2 - y1) * 0.6;
         g.appendChild(sv("line", { x1: x1, y1: y1, x2: xm, y2: ym }));
         g.appendChild(sv("text", { x: xm, y: ym + 4, "text-anchor": "middle", class: "cross", "font-size": 14 }, "✕"));
-        g.appendChild(sv("text", { x: (x1 + xm) / 2, y: (y1 + ym) / 2 - 3, "text-anchor": "middle" }, label));
+        g.appendChild(sv("text", { x: xm + (x2 > x1 ? 8 : -8), y: ym - 6, "text-anchor": x2 > x1 ? "start" : "end" }, label));
       } else {
         g.appendChild(sv("line", { x1: x1, y1: y1, x2: x2 + (x2 > x1 ? -4 : 4), y2: y2, "marker-end": "url(#arrow)" }));
         g.appendChild(sv("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 3, "text-anchor": "middle" }, label));
@@ -133,6 +135,9 @@
       drawn.push({ g: g, step: r.step, record: r });
     }
   });
+  const sticky = el("div", { id: "lanes" });
+  sticky.appendChild(head);
+  document.getElementById("diagram").appendChild(sticky);
   document.getElementById("diagram").appendChild(svg);
 
   // The panel: the step's records with their fields, and each node's notes so far.
@@ -162,7 +167,6 @@
       d.appendChild(el("div", { class: "story" }, r.story || (r.kind + (r.what ? " " + r.what : ""))));
       const t = el("table");
       t.appendChild(row("kind", r.kind));
-      if (r.id != null) t.appendChild(row("message", "#" + r.id));
       const payload = r.kind === "deliver" || r.kind === "drop" || r.kind === "duplicate"
         ? Object.assign({}, r.fields, sends.has(r.id) ? { msg: sends.get(r.id).fields.msg } : {})
         : r.fields;
