@@ -64,9 +64,10 @@ pub struct ViewArgs {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Language of the story: `en` (default) or `es` (the lesson's own words).
+    /// Example: `--lang es`.
     #[arg(long, default_value = "en", value_parser = parse_lang)]
     pub lang: Lang,
-    /// Text: tell everything (every send, delivery, timer and note).
+    /// Text: tell everything (every send, delivery, timer and note). Example: `-v --node a1`.
     #[arg(long, short)]
     pub verbose: bool,
     #[command(flatten)]
