@@ -5,6 +5,7 @@ mod cmd;
 mod exit;
 mod logging;
 mod source;
+mod trace_input;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,15 @@ enum Command {
     Validate(cmd::validate::ValidateArgs),
     /// List the bundled scenarios and protocols, or a protocol's message kinds.
     List(cmd::list::ListArgs),
+    /// Look at a trace: its story (text), a Mermaid diagram, a web page (html) or a DOT graph.
+    View(cmd::view::ViewArgs),
+    /// Re-check a trace file (hand-edited ones too) against its protocol's invariants; exit 1
+    /// on a violation.
+    Check(cmd::check::CheckArgs),
+    /// Re-run a trace's scenario and seed and verify the trace is identical; exit 1 if not.
+    Replay(cmd::replay::ReplayArgs),
+    /// Show where two traces first differ; exit 1 when they do.
+    Diff(cmd::diff::DiffArgs),
     /// Partitioning measurements: hash mod N, consistent-hash ring, rendezvous, slots, ranges.
     Ring(Box<cmd::ring::RingArgs>),
 }
@@ -44,6 +54,10 @@ fn main() -> std::process::ExitCode {
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Ring(args) => cmd::ring::run(*args),
+        Command::View(args) => cmd::view::run(args),
+        Command::Check(args) => cmd::check::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
     };
     exit::finish(result)
 }

@@ -9,6 +9,7 @@
 //! - [`load`]: text to a checked, ready-to-run scenario.
 //! - [`registry`]: the one place that names every protocol.
 //! - [`run`]: one run: simulation, story, expectations, trace.
+//! - [`offline`]: from a trace file alone: its story, a re-check, a replay.
 //! - [`bundled`]: the scenarios built into the binary.
 //! - [`sweep`]: many seeds of one scenario, aggregated (the thread pool is the caller's).
 //! - [`vary`]: one config value changed across runs.
@@ -18,6 +19,7 @@
 pub mod bundled;
 pub mod diagnostic;
 pub mod load;
+pub mod offline;
 pub mod registry;
 pub mod run;
 pub mod schema;

@@ -5,13 +5,16 @@
 
 use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::load::{self, Prepared};
+use crate::offline::{self, CheckReport, TraceProblem};
 use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
 use protocols::raft::Raft;
 use sim_core::demo::TokenRingProtocol;
-use sim_core::{Actor, Message, Protocol};
+use sim_core::{Actor, Lang, Message, Protocol};
 use std::marker::PhantomData;
+use traces::TraceError;
+use traces::narrate::Detail;
 
 /// A protocol, type-erased for the command line.
 pub trait DynProtocol: Sync {
@@ -42,6 +45,21 @@ pub trait DynProtocol: Sync {
         seeds: &[u64],
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<SeedOutcome>, Vec<Diagnostic>>;
+    /// The story of a trace file of this protocol, read with the protocol's types:
+    /// `(record index from 0, line)` for each record told at `detail`. The renderers attach
+    /// these lines to their protocol-independent view.
+    fn story_of_trace(
+        &self,
+        text: &str,
+        lang: Lang,
+        detail: Detail,
+    ) -> Result<Vec<(usize, String)>, TraceError>;
+    /// Re-checks a trace file against the invariants of the scenario in its header, so a
+    /// hand-edited trace is judged by the very checkers a run uses (`dsim check`).
+    fn check_trace(&self, text: &str) -> Result<CheckReport, TraceProblem>;
+    /// Re-runs the scenario in a trace's header at the header's seed and returns the new
+    /// trace's text, for `dsim replay` to compare.
+    fn replay(&self, text: &str) -> Result<String, TraceProblem>;
 }
 
 /// What `dsim validate` reports about a valid scenario.
@@ -89,6 +107,20 @@ impl<P: Protocol> DynProtocol for Entry<P> {
     ) -> Result<RunResult, Vec<Diagnostic>> {
         let prep: Prepared<P> = load::load(file, source)?;
         Ok(run::run(&prep, options))
+    }
+    fn story_of_trace(
+        &self,
+        text: &str,
+        lang: Lang,
+        detail: Detail,
+    ) -> Result<Vec<(usize, String)>, TraceError> {
+        offline::story_of_trace::<P>(text, lang, detail)
+    }
+    fn check_trace(&self, text: &str) -> Result<CheckReport, TraceProblem> {
+        offline::check_trace::<P>(text)
+    }
+    fn replay(&self, text: &str) -> Result<String, TraceProblem> {
+        offline::replay::<P>(text)
     }
     fn reserialize(&self, trace: &str) -> Result<String, traces::TraceError> {
         let (header, records) = traces::read_trace::<P::Actor>(trace)?;

@@ -1,7 +1,11 @@
 //! One module per `dsim` subcommand.
 
+pub mod check;
+pub mod diff;
 pub mod list;
+pub mod replay;
 pub mod ring;
 pub mod run;
 pub mod sweep;
 pub mod validate;
+pub mod view;

@@ -1,5 +1,6 @@
 //! `dsim run`: one run of a scenario, told as a story, checked against its expectations.
 
+use crate::cmd::view::{Format, ViewOptions};
 use crate::exit::{CliError, FAILED, OK};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
@@ -39,6 +40,13 @@ pub struct RunArgs {
     /// Example: --set 'bugs=(vote_twice: true)' --set heartbeat_ms=20
     #[arg(long, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Also render the run, as `dsim view` would. Example: `--view html -o run.html`.
+    /// Without `-o` the view replaces the story on standard output.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub view: Option<Format>,
+    /// Where `--view` writes. Example: `-o run.html`.
+    #[arg(long, short, value_name = "FILE", requires = "view")]
+    pub output: Option<PathBuf>,
 }
 
 /// Parses `--lang`.
@@ -71,7 +79,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         } else {
             Detail::Story
         },
-        keep_trace: args.trace.is_some() || args.check_determinism,
+        keep_trace: args.trace.is_some() || args.check_determinism || args.view.is_some(),
     };
     let result = run_once(&src, &options)?;
     if args.check_determinism {
@@ -80,6 +88,21 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
     }
     if let Some(path) = &args.trace {
         write_atomically(path, result.trace.as_deref().unwrap_or_default())?;
+    }
+    if let Some(format) = args.view {
+        let trace = result.trace.clone().unwrap_or_default();
+        let file = crate::trace_input::from_text(&result.scenario, trace)?;
+        let none = ViewOptions {
+            node: Vec::new(),
+            kind: Vec::new(),
+            from: None,
+            until: None,
+        };
+        let view = crate::cmd::view::render(&file, format, args.lang, args.verbose, &none, false)?;
+        crate::trace_input::emit(args.output.as_deref(), &view)?;
+        if args.output.is_none() {
+            return Ok(if result.passed { OK } else { FAILED });
+        }
     }
     if args.json {
         println!(

@@ -6,6 +6,8 @@
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
 //! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
 //! - `sweep`: many seeds and variants, identical at any thread count.
+//! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
+//! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -16,3 +18,5 @@ mod golden;
 mod ring;
 mod support;
 mod sweep;
+mod view;
+mod viewer;

@@ -8,12 +8,18 @@
 //! - [`write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
 //! - [`narrate`]: the generic, protocol-independent story lines (sends, drops, faults).
+//! - [`view`]: a protocol-independent view of a trace's records, for the renderers.
+//! - [`render`]: text, Mermaid, HTML and DOT renderings of a trace.
+//! - [`diff`]: the first step where two traces part ways.
 //!
 //! This crate knows no protocol: the scenarios registry hands it the types.
 
+pub mod diff;
 pub mod format;
 pub mod narrate;
 pub mod read;
+pub mod render;
+pub mod view;
 pub mod write;
 
 pub use format::{FORMAT_VERSION, Header};

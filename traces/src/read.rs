@@ -27,7 +27,10 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
     })?;
     let header: Header = serde_json::from_str(first).map_err(|e| TraceError {
         line: 1,
-        message: format!("not a dsim trace header ({e})"),
+        message: format!(
+            "not a dsim trace header ({e}); a trace starts with the header line that \
+             `dsim run SCENARIO --trace FILE` writes"
+        ),
     })?;
     if header.format > FORMAT_VERSION {
         return Err(TraceError {
