@@ -31,6 +31,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "raft/leader-crash-restart" => "course/raft/leader-crash-restart.ron",
     "raft/leader-crash-unpinned" => "course/raft/leader-crash-unpinned.ron",
     "raft/split-votes" => "course/raft/split-votes.ron",
+    "raft/vote-reset-split-brain" => "course/raft/vote-reset-split-brain.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 

@@ -146,7 +146,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
             check.node(&name);
         }
     }
-    if let Some(name) = &doc.expect_violation {
+    for name in &doc.expect_violation {
         let invariants = P::invariants(&doc.config);
         let names: Vec<&str> = invariants.iter().map(|i| i.name()).collect();
         if !names.contains(&name.as_str()) {

@@ -96,7 +96,7 @@ impl<P: Protocol> DynProtocol for Entry<P> {
             description: prep.doc.description.clone(),
             nodes: prep.nodes.clone(),
             steps: prep.timeline.len(),
-            expectations: prep.doc.expect.len() + usize::from(prep.doc.expect_violation.is_some()),
+            expectations: prep.doc.expect.len() + prep.doc.expect_violation.len(),
         })
     }
     fn run(

@@ -60,8 +60,8 @@ pub struct RunResult {
     pub report: RunReport,
     /// Each expectation and whether it held.
     pub expectations: Vec<ExpectationResult>,
-    /// The invariant the scenario expects to break, if any.
-    pub expect_violation: Option<String>,
+    /// The invariants the scenario expects to break (empty: none may break).
+    pub expect_violation: Vec<String>,
     /// Whether the scenario passed.
     pub passed: bool,
     /// The story, line by line.
@@ -208,10 +208,11 @@ fn verdict<P: Protocol>(
         })
         .collect();
     let violations = &run.report.violations;
-    let violations_ok = match &prep.doc.expect_violation {
-        Some(name) => !violations.is_empty() && violations.iter().all(|v| &v.invariant == name),
-        None => violations.is_empty(),
-    };
+    let expected = &prep.doc.expect_violation;
+    let violations_ok = expected
+        .iter()
+        .all(|name| violations.iter().any(|v| &v.invariant == name))
+        && violations.iter().all(|v| expected.contains(&v.invariant));
     let passed = violations_ok && expectations.iter().all(|e| e.held);
     (expectations, passed)
 }

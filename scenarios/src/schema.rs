@@ -81,10 +81,10 @@ pub struct ScenarioDoc<C, M, E> {
     /// What the outcome must be.
     #[serde(default = "Vec::new")]
     pub expect: Vec<E>,
-    /// The invariant this scenario exists to break (a teaching counterexample): the run passes
-    /// only if this invariant is violated.
-    #[serde(default)]
-    pub expect_violation: Option<String>,
+    /// The invariants this scenario exists to break (a teaching counterexample), as one name or
+    /// a list: the run passes only if exactly these invariants are violated.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub expect_violation: Vec<String>,
 }
 
 /// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.
@@ -286,4 +286,19 @@ fn default_max_in_flight() -> usize {
 }
 fn yes() -> bool {
     true
+}
+
+/// `"agreement"`, `["a", "b"]`, `None` or `Some(..)` of either, as a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => Vec::new(),
+        Some(OneOrMany::One(name)) => vec![name],
+        Some(OneOrMany::Many(names)) => names,
+    })
 }

@@ -110,7 +110,8 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
             serde_json::to_string_pretty(&result).expect("results serialize")
         );
     } else {
-        print_story(&result, args.lang);
+        let sets: String = args.set.iter().map(|s| format!(" --set '{s}'")).collect();
+        print_story(&result, args.lang, &sets);
     }
     Ok(if result.passed { OK } else { FAILED })
 }
@@ -179,7 +180,7 @@ pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliErr
     Ok(())
 }
 
-fn print_story(result: &RunResult, lang: Lang) {
+fn print_story(result: &RunResult, lang: Lang, sets: &str) {
     let es = lang == Lang::Es;
     println!("{} ({})", result.scenario, result.description);
     println!(
@@ -227,7 +228,7 @@ fn print_story(result: &RunResult, lang: Lang) {
         let mark = if e.held { "ok  " } else { "FAIL" };
         println!("{mark} expect {}: {}", e.expect, e.detail);
     }
-    if let Some(name) = &result.expect_violation {
+    for name in &result.expect_violation {
         let found = r.violations.iter().any(|v| &v.invariant == name);
         let mark = if found { "ok  " } else { "FAIL" };
         println!(
@@ -243,7 +244,7 @@ fn print_story(result: &RunResult, lang: Lang) {
         println!("PASSED");
     } else {
         println!(
-            "FAILED (replay: {})",
+            "FAILED (replay: {}{sets})",
             replay_command(&result.scenario, result.seed)
         );
     }

@@ -2,6 +2,7 @@
 //!
 //! - `cli`: the `dsim` binary's behaviour: exit codes, output, files written.
 //! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
+//! - `course`: the course scenarios edited as a teacher would (a line, a knob).
 //! - `bundled`: every scenario file is bundled, validates and passes.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
 //! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
@@ -13,6 +14,7 @@
 mod bad_input;
 mod bundled;
 mod cli;
+mod course;
 mod determinism;
 mod golden;
 mod ring;
