@@ -7,6 +7,7 @@ use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::load::{self, Prepared};
 use crate::run::{self, RunOptions, RunResult};
 use protocols::paxos::Paxos;
+use protocols::ring::live::LiveRing;
 use sim_core::demo::TokenRingProtocol;
 use sim_core::{Actor, Message, Protocol};
 use std::marker::PhantomData;
@@ -82,6 +83,7 @@ impl<P: Protocol> DynProtocol for Entry<P> {
 pub fn protocols() -> &'static [&'static dyn DynProtocol] {
     &[
         &Entry::<Paxos>(PhantomData),
+        &Entry::<LiveRing>(PhantomData),
         &Entry::<TokenRingProtocol>(PhantomData),
     ]
 }
