@@ -27,6 +27,11 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "paxos/lost-prepare" => "course/paxos/lost-prepare.ron",
     "paxos/dueling-proposers" => "course/paxos/dueling-proposers.ron",
     "paxos/dueling-proposers-fixed-backoff" => "course/paxos/dueling-proposers-fixed-backoff.ron",
+    "ring/coordinator" => "course/ring/coordinator.ron",
+    "ring/hinted-handoff" => "course/ring/hinted-handoff.ron",
+    "ring/stale-read" => "course/ring/stale-read.ron",
+    "ring/join-under-load" => "course/ring/join-under-load.ron",
+    "ring/leave" => "course/ring/leave.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 
