@@ -92,7 +92,7 @@ impl Ledger {
     }
 }
 
-fn note<'a>(record: &'a Record<RingNode>) -> Option<&'a RingNote> {
+fn note(record: &Record<RingNode>) -> Option<&RingNote> {
     match &record.event {
         Event::Note { note, .. } => Some(note),
         _ => None,
