@@ -32,6 +32,11 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "raft/leader-crash-unpinned" => "course/raft/leader-crash-unpinned.ron",
     "raft/split-votes" => "course/raft/split-votes.ron",
     "raft/vote-reset-split-brain" => "course/raft/vote-reset-split-brain.ron",
+    "ring/coordinator" => "course/ring/coordinator.ron",
+    "ring/hinted-handoff" => "course/ring/hinted-handoff.ron",
+    "ring/stale-read" => "course/ring/stale-read.ron",
+    "ring/join-under-load" => "course/ring/join-under-load.ron",
+    "ring/leave" => "course/ring/leave.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 

@@ -10,6 +10,7 @@ use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
 use protocols::raft::Raft;
+use protocols::ring::live::LiveRing;
 use sim_core::demo::TokenRingProtocol;
 use sim_core::{Actor, Lang, Message, Protocol};
 use std::marker::PhantomData;
@@ -156,6 +157,7 @@ pub fn protocols() -> &'static [&'static dyn DynProtocol] {
     &[
         &Entry::<Paxos>(PhantomData),
         &Entry::<Raft>(PhantomData),
+        &Entry::<LiveRing>(PhantomData),
         &Entry::<TokenRingProtocol>(PhantomData),
     ]
 }

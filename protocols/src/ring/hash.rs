@@ -6,11 +6,12 @@
 //! cryptographic work for a placement decision); its figures differ but have the same shape.
 
 use md5::Digest;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 /// A 64-bit hash of a key or a node label, chosen by name on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum HashFn {
     /// The course's hash: MD5, first 8 bytes, big-endian. Slow but fixed by the lesson.
     Md5_64,

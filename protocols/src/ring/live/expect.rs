@@ -1,0 +1,147 @@
+//! What a live-ring scenario can expect of a finished run, and how each is checked.
+//!
+//! In RON: `Read(key: "usuario:7", value: "Ada B.", version: 2)` (the key's last read),
+//! `Acked(key: "usuario:7", version: 2)`, `HintDelivered(key: "usuario:7", to: "n3")`,
+//! `Holds(node: "n3", key: "usuario:7", version: 2)` (the node's final store) and `Rebalanced`.
+
+use crate::ring::live::RingNode;
+use crate::ring::live::notes::RingNote;
+use serde::{Deserialize, Serialize};
+use sim_core::{Event, Outcome};
+
+/// One expectation about a live-ring run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RingExpect {
+    /// The last read of `key` returned this value and version.
+    Read {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// The version.
+        version: u64,
+    },
+    /// Version `version` of `key` was confirmed.
+    Acked {
+        /// The key.
+        key: String,
+        /// The version.
+        version: u64,
+    },
+    /// A stand-in handed its hint for `key` to the home replica `to`.
+    HintDelivered {
+        /// The key.
+        key: String,
+        /// The home replica.
+        to: String,
+    },
+    /// Node `node` ends holding version `version` of `key` (0: nothing).
+    Holds {
+        /// The node.
+        node: String,
+        /// The key.
+        key: String,
+        /// The version.
+        version: u64,
+    },
+    /// A rebalance finished.
+    Rebalanced,
+}
+
+fn notes<'a>(outcome: &'a Outcome<'_, RingNode>) -> impl Iterator<Item = (&'a str, &'a RingNote)> {
+    outcome.records.iter().filter_map(|r| match &r.event {
+        Event::Note { node, note } => Some((node.as_ref(), note)),
+        _ => None,
+    })
+}
+
+/// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
+pub fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<String, String> {
+    match expect {
+        RingExpect::Read {
+            key,
+            value,
+            version,
+        } => {
+            let last = notes(outcome)
+                .filter_map(|(_, n)| match n {
+                    RingNote::ReadResult {
+                        key: k,
+                        value,
+                        version,
+                        ..
+                    } if k == key => Some((value.clone(), *version)),
+                    _ => None,
+                })
+                .last();
+            match last {
+                Some((v, n)) if v == *value && n == *version => {
+                    Ok(format!("the last read of {key} returned ('{v}', {n})"))
+                }
+                Some((v, n)) => Err(format!(
+                    "expected the last read of {key} to return ('{value}', {version}), but it returned ('{v}', {n})"
+                )),
+                None => Err(format!("expected a read of {key}, but none finished")),
+            }
+        }
+        RingExpect::Acked { key, version } => {
+            let found = notes(outcome).any(|(_, n)| {
+                matches!(n, RingNote::Acked { key: k, version: v, .. } if k == key && v == version)
+            });
+            if found {
+                Ok(format!("{key} v{version} confirmed"))
+            } else {
+                Err(format!("expected {key} v{version} confirmed, but it was not"))
+            }
+        }
+        RingExpect::HintDelivered { key, to } => {
+            let found = notes(outcome).find_map(|(_, n)| match n {
+                RingNote::HintDelivered {
+                    key: k,
+                    home,
+                    standin,
+                    version,
+                } if k == key && home == to => Some((standin.clone(), *version)),
+                _ => None,
+            });
+            match found {
+                Some((s, v)) => Ok(format!("{s} handed {key} v{v} to {to}")),
+                None => Err(format!("expected a hint for {key} handed to {to}, but none was")),
+            }
+        }
+        RingExpect::Holds { node, key, version } => {
+            let Some(actor) = outcome.actor(node) else {
+                return Err(format!("expected node {node}, but there is no such node"));
+            };
+            let got = actor.stored(key).map_or(0, |d| d.version);
+            if got == *version {
+                Ok(format!("{node} holds {key} v{version}"))
+            } else {
+                Err(format!("expected {node} to hold {key} v{version}, but it holds v{got}"))
+            }
+        }
+        RingExpect::Rebalanced => notes(outcome)
+            .find_map(|(_, n)| match n {
+                RingNote::RebalanceDone {
+                    epoch,
+                    moved_keys,
+                    moved_bytes,
+                    ideal_bytes,
+                    ..
+                } => Some(format!(
+                    "epoch {epoch} rebalanced: {moved_keys} keys, {moved_bytes} bytes moved (ideal {ideal_bytes})"
+                )),
+                _ => None,
+            })
+            .ok_or_else(|| "expected a rebalance to finish, but none did".into()),
+    }
+}
+
+/// Node names an expectation mentions.
+pub fn expect_nodes(expect: &RingExpect) -> Vec<String> {
+    match expect {
+        RingExpect::HintDelivered { to, .. } => vec![to.clone()],
+        RingExpect::Holds { node, .. } => vec![node.clone()],
+        _ => Vec::new(),
+    }
+}

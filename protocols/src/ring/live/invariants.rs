@@ -1,0 +1,360 @@
+//! The live ring's invariants, read from notes and faults only (so `dsim check` runs them on a
+//! trace file too).
+//!
+//! - `no-acked-write-lost`: a confirmed version (or a newer one) is always held by some node;
+//!   checked whenever a copy is dropped and at the end. Storage is durable, so crashes never
+//!   fire it; a rebalance that deletes too early does.
+//! - `read-your-latest-ack`: a read that starts after version v of its key was confirmed returns
+//!   v or newer. It holds when R + W > RF (the quorums overlap) and fires when they need not.
+//! - `ownership-total`: when a rebalance ends, every confirmed key has exactly RF distinct home
+//!   replicas on the ring, and one of them holds its confirmed version.
+//! - `hints-delivered`: at the end, no hint is still held for a home replica that has been up
+//!   long enough to receive it (a few handoff retries).
+
+use crate::ring::live::RingNode;
+use crate::ring::live::config::RingConfig;
+use crate::ring::live::map::{Change, Map};
+use crate::ring::live::notes::RingNote;
+use sim_core::{Event, Fault, Instant, Invariant, NodeId, Record};
+use std::collections::BTreeMap;
+
+/// Who holds which version of each key, and what was confirmed: built from notes.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    acked: BTreeMap<String, u64>,
+    /// key -> (node, hinted) -> version.
+    copies: BTreeMap<String, BTreeMap<(String, bool), u64>>,
+}
+
+impl Ledger {
+    /// Reads one note.
+    pub fn observe(&mut self, note: &RingNote) {
+        match note {
+            RingNote::Acked { key, version, .. } => {
+                let a = self.acked.entry(key.clone()).or_default();
+                *a = (*a).max(*version);
+            }
+            RingNote::Stored {
+                key,
+                version,
+                node,
+                hinted,
+                ..
+            } => {
+                let copies = self.copies.entry(key.clone()).or_default();
+                copies.insert((node.clone(), *hinted), *version);
+            }
+            RingNote::Deleted { key, node, .. } => {
+                if let Some(c) = self.copies.get_mut(key) {
+                    c.remove(&(node.clone(), false));
+                }
+            }
+            RingNote::HintDelivered { key, standin, .. } => {
+                if let Some(c) = self.copies.get_mut(key) {
+                    c.remove(&(standin.clone(), true));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The newest version confirmed for `key` (0: none).
+    pub fn acked(&self, key: &str) -> u64 {
+        self.acked.get(key).copied().unwrap_or(0)
+    }
+
+    /// The newest version any node holds for `key`, home copy or hint.
+    pub fn newest(&self, key: &str) -> u64 {
+        self.copies
+            .get(key)
+            .and_then(|c| c.values().max().copied())
+            .unwrap_or(0)
+    }
+
+    /// The version `node` holds as a home copy (0: none).
+    pub fn at(&self, key: &str, node: &str) -> u64 {
+        self.copies
+            .get(key)
+            .and_then(|c| c.get(&(node.to_string(), false)).copied())
+            .unwrap_or(0)
+    }
+
+    /// Confirmed keys and versions, in key order.
+    pub fn confirmed(&self) -> impl Iterator<Item = (&String, &u64)> {
+        self.acked.iter()
+    }
+
+    fn lost(&self, key: &str) -> Option<String> {
+        let (acked, newest) = (self.acked(key), self.newest(key));
+        (newest < acked).then(|| {
+            format!("{key} v{acked} was confirmed, but the newest copy any node holds is v{newest}")
+        })
+    }
+}
+
+fn note(record: &Record<RingNode>) -> Option<&RingNote> {
+    match &record.event {
+        Event::Note { note, .. } => Some(note),
+        _ => None,
+    }
+}
+
+/// A confirmed write stays held by some node.
+#[derive(Clone, Debug, Default)]
+pub struct NoAckedWriteLost {
+    ledger: Ledger,
+}
+
+impl Invariant<RingNode> for NoAckedWriteLost {
+    fn name(&self) -> &'static str {
+        "no-acked-write-lost"
+    }
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        let Some(n) = note(record) else { return Ok(()) };
+        self.ledger.observe(n);
+        if let RingNote::Deleted { key, node, .. } = n
+            && let Some(why) = self.ledger.lost(key)
+        {
+            return Err(format!("{why} ({node} dropped the last copy)"));
+        }
+        Ok(())
+    }
+    fn finish(&mut self, _end: Instant) -> Result<(), String> {
+        let lost: Vec<String> = self
+            .ledger
+            .confirmed()
+            .filter_map(|(k, _)| self.ledger.lost(k))
+            .collect();
+        if lost.is_empty() {
+            Ok(())
+        } else {
+            Err(lost.join("; "))
+        }
+    }
+}
+
+/// A read returns at least the newest version confirmed before it started.
+#[derive(Clone, Debug, Default)]
+pub struct ReadYourLatestAck {
+    acked: BTreeMap<String, u64>,
+    started: BTreeMap<u64, u64>,
+}
+
+impl Invariant<RingNode> for ReadYourLatestAck {
+    fn name(&self) -> &'static str {
+        "read-your-latest-ack"
+    }
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        match note(record) {
+            Some(RingNote::Acked { key, version, .. }) => {
+                let a = self.acked.entry(key.clone()).or_default();
+                *a = (*a).max(*version);
+            }
+            Some(RingNote::ReadStarted { req, key }) => {
+                let floor = self.acked.get(key).copied().unwrap_or(0);
+                self.started.insert(*req, floor);
+            }
+            Some(RingNote::ReadResult {
+                req,
+                key,
+                version,
+                from,
+                ..
+            }) => {
+                let floor = self.started.remove(req).unwrap_or(0);
+                if *version < floor {
+                    return Err(format!(
+                        "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {})",
+                        from.join(", ")
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// After a rebalance, every confirmed key has RF distinct homes and one of them holds it.
+#[derive(Clone, Debug)]
+pub struct OwnershipTotal {
+    map: Map,
+    names: Vec<String>,
+    rf: usize,
+    pending: Option<Change>,
+    ledger: Ledger,
+}
+
+impl OwnershipTotal {
+    /// The checker for `config`'s initial map.
+    pub fn new(config: &RingConfig) -> OwnershipTotal {
+        OwnershipTotal {
+            map: Map::initial(config),
+            names: config.names(),
+            rf: config.rf as usize,
+            pending: None,
+            ledger: Ledger::default(),
+        }
+    }
+}
+
+impl Invariant<RingNode> for OwnershipTotal {
+    fn name(&self) -> &'static str {
+        "ownership-total"
+    }
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        let Some(n) = note(record) else { return Ok(()) };
+        self.ledger.observe(n);
+        match n {
+            RingNote::OwnershipChanged { change, node, .. } => {
+                let Some(pos) = self.names.iter().position(|x| x == node) else {
+                    return Err(format!("ownership changed for unknown node {node}"));
+                };
+                let id = NodeId(pos as u32);
+                self.pending = Some(if change.starts_with("join") {
+                    Change::Join(id)
+                } else {
+                    Change::Leave(id)
+                });
+            }
+            RingNote::RebalanceDone { epoch, .. } => {
+                if let Some(change) = self.pending.take() {
+                    self.map.apply(change);
+                }
+                for (key, &version) in self.ledger.confirmed() {
+                    let homes = self.map.homes(key);
+                    let mut distinct = homes.clone();
+                    distinct.sort();
+                    distinct.dedup();
+                    if distinct.len() != self.rf || !homes.iter().all(|h| self.map.is_member(*h)) {
+                        return Err(format!(
+                            "after epoch {epoch}, {key} has {} distinct home replicas on the ring, not RF = {}",
+                            distinct.len(),
+                            self.rf
+                        ));
+                    }
+                    let held = homes
+                        .iter()
+                        .any(|h| self.ledger.at(key, &self.names[h.index()]) >= version);
+                    if !held {
+                        let names: Vec<&str> = homes
+                            .iter()
+                            .map(|h| self.names[h.index()].as_str())
+                            .collect();
+                        return Err(format!(
+                            "after epoch {epoch}, none of {key}'s homes ({}) holds its confirmed v{version}",
+                            names.join(", ")
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// At the end, no hint is still held for a home that has been up long enough to take it.
+#[derive(Clone, Debug)]
+pub struct HintsDelivered {
+    grace_ms: u64,
+    /// (stand-in, key) -> home, from `HintSent`.
+    sent: BTreeMap<(String, String), String>,
+    /// (stand-in, home, key) -> (version, time kept).
+    held: BTreeMap<(String, String, String), (u64, Instant)>,
+    /// node -> up since (None: down now).
+    up_since: BTreeMap<String, Option<Instant>>,
+}
+
+impl HintsDelivered {
+    /// The checker for `config`: a home up for 3 handoff retries plus 2 timeouts must have its
+    /// hints.
+    pub fn new(config: &RingConfig) -> HintsDelivered {
+        HintsDelivered {
+            grace_ms: 3 * config.hint_retry_ms + 2 * config.rpc_timeout_ms,
+            sent: BTreeMap::new(),
+            held: BTreeMap::new(),
+            up_since: BTreeMap::new(),
+        }
+    }
+}
+
+impl Invariant<RingNode> for HintsDelivered {
+    fn name(&self) -> &'static str {
+        "hints-delivered"
+    }
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        match &record.event {
+            Event::Fault {
+                fault: Fault::Crash(n),
+            } => {
+                self.up_since.insert(n.to_string(), None);
+            }
+            Event::Fault {
+                fault: Fault::Restart(n),
+            } => {
+                self.up_since.insert(n.to_string(), Some(record.time));
+            }
+            Event::Note { note, .. } => match note {
+                RingNote::HintSent {
+                    key, home, standin, ..
+                } => {
+                    self.sent
+                        .insert((standin.clone(), key.clone()), home.clone());
+                }
+                RingNote::Stored {
+                    key,
+                    version,
+                    node,
+                    hinted: true,
+                    ..
+                } => {
+                    if let Some(home) = self.sent.get(&(node.clone(), key.clone())) {
+                        let slot = (node.clone(), home.clone(), key.clone());
+                        self.held.insert(slot, (*version, record.time));
+                    }
+                }
+                RingNote::HintDelivered {
+                    key,
+                    version,
+                    home,
+                    standin,
+                } => {
+                    let slot = (standin.clone(), home.clone(), key.clone());
+                    if self.held.get(&slot).is_some_and(|(v, _)| v <= version) {
+                        self.held.remove(&slot);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+    fn finish(&mut self, end: Instant) -> Result<(), String> {
+        let late = |t: Instant| end.saturating_since(t).as_millis() >= self.grace_ms;
+        let overdue: Vec<String> = self
+            .held
+            .iter()
+            .filter(|((_, home, _), (_, kept))| {
+                let up = self
+                    .up_since
+                    .get(home)
+                    .copied()
+                    .unwrap_or(Some(Instant::ZERO));
+                up.is_some_and(late) && late(*kept)
+            })
+            .map(|((standin, home, key), (v, _))| {
+                format!(
+                    "{standin} still holds the hint {key} v{v} for {home}, up for over {} ms",
+                    self.grace_ms
+                )
+            })
+            .collect();
+        if overdue.is_empty() {
+            Ok(())
+        } else {
+            Err(overdue.join("; "))
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The partition map: which nodes are home replicas of a key at an epoch.
+//!
+//! A map is the initial members plus a log of joins and leaves; its epoch is the log's length.
+//! Everyone who needs it (the coordinator, the storage nodes, the checkers) replays the same log
+//! over the shared placement code ([`crate::ring::placement`]), so the map travels as one
+//! `Change` per message and every holder computes the same owners. The replica set of a key is
+//! the scheme's `replicas(key, RF)`: on the ring, the next RF distinct physical nodes clockwise.
+
+use crate::ring::hash::HashFn;
+use crate::ring::keys::KeyRef;
+use crate::ring::live::config::{RingConfig, Scheme};
+use crate::ring::placement::{Member, Placement, Placer, SchemeKind, SchemeParams};
+use serde::{Deserialize, Serialize};
+use sim_core::NodeId;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// One membership change, by node id (the index into the config's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Change {
+    /// The node joins the ring.
+    Join(NodeId),
+    /// The node leaves the ring.
+    Leave(NodeId),
+}
+
+/// A partition map at an epoch: the placement after replaying `log` over the initial members.
+#[derive(Clone)]
+pub struct Map {
+    log: Vec<Change>,
+    placer: Placer,
+    hash: HashFn,
+    rf: usize,
+    names: Vec<String>,
+}
+
+impl Map {
+    /// The map at epoch 0: the config's `nodes` on the config's scheme.
+    pub fn initial(config: &RingConfig) -> Map {
+        let names = config.names();
+        let members: Vec<Member> = (0..config.nodes.len())
+            .map(|i| Member::new(i as u32, names[i].clone()))
+            .collect();
+        let kind = match config.scheme {
+            Scheme::Vnodes => SchemeKind::Ring,
+            Scheme::Partitions => SchemeKind::Slots,
+        };
+        let params = SchemeParams {
+            hash_fn: config.hash,
+            vnodes: config.vnodes,
+            slots: config.partitions,
+            space: (0, 0),
+        };
+        Map {
+            log: Vec::new(),
+            placer: Placer::build(kind, &params, &members),
+            hash: config.hash,
+            rf: config.rf as usize,
+            names,
+        }
+    }
+
+    /// The epoch: how many changes were applied.
+    pub fn epoch(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// Applies one change (the next epoch).
+    pub fn apply(&mut self, change: Change) {
+        match change {
+            Change::Join(id) => {
+                let name = self.names[id.index()].clone();
+                self.placer.join(&Member::new(id.0, name));
+            }
+            Change::Leave(id) => self.placer.leave(id.0),
+        }
+        self.log.push(change);
+    }
+
+    /// The map one change later.
+    pub fn after(&self, change: Change) -> Map {
+        let mut next = self.clone();
+        next.apply(change);
+        next
+    }
+
+    /// The members, in the scheme's order.
+    pub fn members(&self) -> Vec<NodeId> {
+        self.placer.nodes().into_iter().map(NodeId).collect()
+    }
+
+    /// Whether `id` is on the ring.
+    pub fn is_member(&self, id: NodeId) -> bool {
+        self.placer.nodes().contains(&id.0)
+    }
+
+    fn key(&self, key: &str) -> u64 {
+        self.hash.hash_str(key)
+    }
+
+    /// The first `n` distinct nodes for `key`, owner first (RF of them are the home replicas;
+    /// the ones after are the stand-ins hinted handoff uses, in order).
+    pub fn walk(&self, key: &str, n: usize) -> Vec<NodeId> {
+        let key_ref = KeyRef {
+            text: key,
+            hash: self.key(key),
+            ord: 0,
+        };
+        let mut out = Vec::new();
+        self.placer.replicas(key_ref, n, &mut out);
+        out.into_iter().map(NodeId).collect()
+    }
+
+    /// The RF home replicas of `key`, owner first.
+    pub fn homes(&self, key: &str) -> Vec<NodeId> {
+        self.walk(key, self.rf)
+    }
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Map) -> bool {
+        self.log == other.log
+    }
+}
+
+impl Hash for Map {
+    /// The log determines the placement, so it is the state.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.log.hash(state);
+    }
+}
+
+impl fmt::Debug for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Map(epoch {}, log {:?})", self.epoch(), self.log)
+    }
+}
+
+impl Map {
+    /// The change that made this epoch (panics at epoch 0, which no change made).
+    pub fn last_change(&self) -> Change {
+        *self.log.last().expect("a change was applied")
+    }
+}

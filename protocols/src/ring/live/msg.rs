@@ -1,0 +1,206 @@
+//! What the live ring's nodes say to each other, the timers they set, and the commands a
+//! scenario gives the coordinator.
+//!
+//! Replica traffic (`Store`/`StoreAck`, `Read`/`ReadReply`) is the lesson's `guardar`/`leer`
+//! turned into messages; `Handoff` is hinted handoff; `Rebalance`, `Transfer`, `StreamDone` and
+//! `Cleanup` are a membership change carried out over the network.
+
+use crate::ring::live::map::Change;
+use serde::{Deserialize, Serialize};
+use sim_core::{Message, NodeId};
+
+/// A stored value: the coordinator's per-key version and the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Versioned {
+    /// The key's version (1, 2, ...; 0 means "never written").
+    pub version: u64,
+    /// The value.
+    pub value: String,
+}
+
+/// One key in a transfer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Entry {
+    /// The key.
+    pub key: String,
+    /// Its version and value.
+    pub data: Versioned,
+}
+
+impl Entry {
+    /// Bytes this entry costs on the wire: key, value and an 8-byte version.
+    pub fn bytes(&self) -> u64 {
+        (self.key.len() + self.data.value.len() + 8) as u64
+    }
+}
+
+/// A message of the live ring.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RingMsg {
+    /// Coordinator to a replica: keep this version (`hint_for`: as a stand-in for that home;
+    /// `repair`: read repair of a stale replica).
+    Store {
+        /// The request's number at the coordinator.
+        req: u64,
+        /// The key.
+        key: String,
+        /// Version and value.
+        data: Versioned,
+        /// The home replica this stand-in keeps the write for, if any.
+        hint_for: Option<NodeId>,
+        /// Whether this is read repair (no ack expected).
+        repair: bool,
+    },
+    /// A replica (or stand-in) kept the write.
+    StoreAck {
+        /// The request's number.
+        req: u64,
+        /// Whether it was kept as a hint.
+        hinted: bool,
+    },
+    /// Coordinator to a home replica: what do you have for `key`?
+    Read {
+        /// The request's number.
+        req: u64,
+        /// The key.
+        key: String,
+    },
+    /// A replica's answer (`None`: nothing stored).
+    ReadReply {
+        /// The request's number.
+        req: u64,
+        /// What the replica holds.
+        data: Option<Versioned>,
+    },
+    /// Stand-in to a home replica: the write you missed while down.
+    Handoff {
+        /// The key.
+        key: String,
+        /// Version and value.
+        data: Versioned,
+    },
+    /// The home replica kept the handed-off write.
+    HandoffAck {
+        /// The key.
+        key: String,
+        /// The version it kept (or had newer).
+        version: u64,
+    },
+    /// Coordinator to the nodes of the old and new maps: the map changes; stream what you must.
+    Rebalance {
+        /// The new epoch.
+        epoch: u64,
+        /// The change that makes it.
+        change: Change,
+    },
+    /// Source to destination: a chunk of keys the destination now owns.
+    Transfer {
+        /// The epoch being rebalanced to.
+        epoch: u64,
+        /// The chunk's number at the source.
+        seq: u64,
+        /// The keys.
+        entries: Vec<Entry>,
+    },
+    /// The destination kept the chunk.
+    TransferAck {
+        /// The epoch.
+        epoch: u64,
+        /// The chunk's number.
+        seq: u64,
+    },
+    /// Source to coordinator: every chunk I owed for `epoch` was acknowledged.
+    StreamDone {
+        /// The epoch.
+        epoch: u64,
+        /// Keys sent.
+        keys: u64,
+        /// Bytes sent.
+        bytes: u64,
+    },
+    /// Coordinator to the nodes: the move is over; drop the keys you no longer home.
+    Cleanup {
+        /// The epoch.
+        epoch: u64,
+    },
+}
+
+impl Message for RingMsg {
+    const KINDS: &'static [&'static str] = &[
+        "Store",
+        "StoreAck",
+        "Read",
+        "ReadReply",
+        "Handoff",
+        "HandoffAck",
+        "Rebalance",
+        "Transfer",
+        "TransferAck",
+        "StreamDone",
+        "Cleanup",
+    ];
+
+    fn kind(&self) -> &'static str {
+        match self {
+            RingMsg::Store { .. } => "Store",
+            RingMsg::StoreAck { .. } => "StoreAck",
+            RingMsg::Read { .. } => "Read",
+            RingMsg::ReadReply { .. } => "ReadReply",
+            RingMsg::Handoff { .. } => "Handoff",
+            RingMsg::HandoffAck { .. } => "HandoffAck",
+            RingMsg::Rebalance { .. } => "Rebalance",
+            RingMsg::Transfer { .. } => "Transfer",
+            RingMsg::TransferAck { .. } => "TransferAck",
+            RingMsg::StreamDone { .. } => "StreamDone",
+            RingMsg::Cleanup { .. } => "Cleanup",
+        }
+    }
+}
+
+/// Timers of the live ring.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RingTimer {
+    /// Coordinator: replicas of request `req` that have not answered are taken as down.
+    Request(u64),
+    /// Stand-in: try handing hints to their home replicas again.
+    HintRetry,
+    /// Source: the current chunk has taken its time on the wire (bytes / bandwidth); send it.
+    Pace,
+    /// Source: chunk `seq` was not acknowledged in time; send it again.
+    Resend(u64),
+    /// Coordinator: the next operation of a `Load`.
+    Load,
+    /// Coordinator: ask the nodes that have not finished a rebalance again.
+    RebalanceRetry,
+}
+
+/// What a scenario tells the coordinator to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RingCommand {
+    /// Write `value` under `key` (the coordinator gives it the key's next version).
+    Put {
+        /// The key, e.g. "usuario:7".
+        key: String,
+        /// The value, e.g. "Ada".
+        value: String,
+    },
+    /// Read `key` from R replicas and return the newest.
+    Get {
+        /// The key.
+        key: String,
+    },
+    /// Put node `0` on the ring (a spare) and stream it its keys.
+    Join(String),
+    /// Take node `0` off the ring, streaming its keys to their new homes.
+    Leave(String),
+    /// A steady load: `ops` operations, one every `every_ms`, over keys "clave-0" ..
+    /// "clave-(keys-1)": first a write of each key, then reads and writes in turn.
+    Load {
+        /// Distinct keys.
+        keys: u32,
+        /// Operations in all.
+        ops: u32,
+        /// Milliseconds between operations.
+        every_ms: u64,
+    },
+}

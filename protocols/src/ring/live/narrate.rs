@@ -1,0 +1,209 @@
+//! The story of a live-ring run, one line per note, in English or in the lesson's Spanish
+//! (réplica, quórum, clave, hinted handoff, "repara las rezagadas").
+//!
+//! For example `write usuario:7 = 'Ada' v1 confirmed by n3, n4 (W=2)` /
+//! `escritura usuario:7 = 'Ada' v1 confirmada por n3, n4 (W=2)`. Sends, deliveries and faults are
+//! left to the generic narrator.
+
+use crate::ring::live::RingNode;
+use crate::ring::live::notes::{RingNote, Via};
+use sim_core::{Event, Lang, Record};
+
+fn via(v: Via, lang: Lang) -> &'static str {
+    match (v, lang) {
+        (Via::Write, Lang::En) => "write",
+        (Via::Write, Lang::Es) => "escritura",
+        (Via::Handoff, Lang::En) => "hinted handoff",
+        (Via::Handoff, Lang::Es) => "hinted handoff",
+        (Via::Repair, Lang::En) => "read repair",
+        (Via::Repair, Lang::Es) => "reparación en lectura",
+        (Via::Stream, Lang::En) => "rebalance stream",
+        (Via::Stream, Lang::Es) => "traspaso de rebalanceo",
+    }
+}
+
+/// The line for one note.
+fn note_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
+    let es = lang == Lang::Es;
+    match note {
+        N::WriteStarted {
+            key,
+            version,
+            value,
+            homes,
+        } => match es {
+            false => format!(
+                "write {key} = '{value}' v{version} to replicas {}",
+                homes.join(", ")
+            ),
+            true => format!(
+                "escribo {key} = '{value}' v{version} en las réplicas {}",
+                homes.join(", ")
+            ),
+        },
+        N::Stored {
+            key,
+            version,
+            hinted,
+            via: v,
+            ..
+        } => match (es, hinted) {
+            (false, true) => format!("keeps {key} v{version} as a hint (stand-in)"),
+            (true, true) => format!("guarda {key} v{version} como pista (suplente)"),
+            (false, false) => format!("stores {key} v{version} ({})", via(*v, lang)),
+            (true, false) => format!("guarda {key} v{version} ({})", via(*v, lang)),
+        },
+        N::Acked {
+            key,
+            version,
+            value,
+            by,
+            standins,
+        } => {
+            let extra = match (es, standins.is_empty()) {
+                (_, true) => String::new(),
+                (false, false) => format!("; stand-ins counted: {}", standins.join(", ")),
+                (true, false) => format!("; suplentes contados: {}", standins.join(", ")),
+            };
+            let w = by.len();
+            match es {
+                false => format!(
+                    "write {key} = '{value}' v{version} confirmed by {} (W={w}){extra}",
+                    by.join(", ")
+                ),
+                true => format!(
+                    "escritura {key} = '{value}' v{version} confirmada por {} (W={w}){extra}",
+                    by.join(", ")
+                ),
+            }
+        }
+        N::WriteFailed {
+            key,
+            version,
+            acks,
+            needed,
+        } => match es {
+            false => format!("write {key} v{version} FAILED: {acks} acks < W {needed}"),
+            true => {
+                format!("escritura {key} v{version} FALLIDA: {acks} confirmaciones < W {needed}")
+            }
+        },
+        N::HintSent {
+            key,
+            version,
+            home,
+            standin,
+        } => match es {
+            false => format!(
+                "replica {home} silent: {standin} keeps {key} v{version} for it (hinted handoff)"
+            ),
+            true => format!(
+                "la réplica {home} no responde: {standin} guarda {key} v{version} para ella (hinted handoff)"
+            ),
+        },
+        N::HintDelivered {
+            key, version, home, ..
+        } => match es {
+            false => format!("hinted handoff: {home} got {key} v{version}; hint dropped"),
+            true => format!("hinted handoff: {home} recibe {key} v{version}; pista borrada"),
+        },
+        N::ReadStarted { key, .. } => match es {
+            false => format!("read {key}"),
+            true => format!("leo {key}"),
+        },
+        N::ReadResult {
+            key,
+            version,
+            value,
+            from,
+            ..
+        } => {
+            let r = from.len();
+            match (es, *version) {
+                (false, 0) => format!("read {key}: not found (R={r}: {})", from.join(", ")),
+                (true, 0) => format!("lectura {key}: no existe (R={r}: {})", from.join(", ")),
+                (false, _) => format!(
+                    "read {key} -> ('{value}', {version}) from {} (R={r})",
+                    from.join(", ")
+                ),
+                (true, _) => format!(
+                    "lectura {key} -> ('{value}', {version}) de {} (R={r})",
+                    from.join(", ")
+                ),
+            }
+        }
+        N::ReadFailed {
+            key, got, needed, ..
+        } => match es {
+            false => format!("read {key} FAILED: {got} replies < R {needed}"),
+            true => format!("lectura {key} FALLIDA: {got} respuestas < R {needed}"),
+        },
+        N::Repairing {
+            key,
+            node,
+            had,
+            version,
+        } => match es {
+            false => format!("read repair: {node} had {key} v{had}, sent v{version}"),
+            true => format!("repara las rezagadas: {node} tenía {key} v{had}, le envío v{version}"),
+        },
+        N::Deleted { key, version, .. } => match es {
+            false => format!("drops {key} v{version} (no longer a replica)"),
+            true => format!("borra {key} v{version} (ya no es réplica)"),
+        },
+        N::OwnershipChanged {
+            epoch,
+            change,
+            members,
+            ..
+        } => match es {
+            false => format!("epoch {epoch}: {change}; ring now {}", members.join(", ")),
+            true => format!(
+                "época {epoch}: {}; anillo: {}",
+                change.replace("join", "entra").replace("leave", "sale"),
+                members.join(", ")
+            ),
+        },
+        N::Streamed {
+            epoch,
+            keys,
+            bytes,
+            took_ms,
+        } => match es {
+            false => {
+                format!("streamed {keys} keys ({bytes} bytes) for epoch {epoch} in {took_ms} ms")
+            }
+            true => format!(
+                "traspasa {keys} claves ({bytes} bytes) para la época {epoch} en {took_ms} ms"
+            ),
+        },
+        N::RebalanceDone {
+            epoch,
+            moved_keys,
+            moved_bytes,
+            ideal_keys,
+            ideal_bytes,
+            took_ms,
+        } => match es {
+            false => format!(
+                "rebalance to epoch {epoch} done in {took_ms} ms: moved {moved_keys} keys / {moved_bytes} bytes; ideal {ideal_keys} keys / {ideal_bytes} bytes"
+            ),
+            true => format!(
+                "rebalanceo a la época {epoch} terminado en {took_ms} ms: movidas {moved_keys} claves / {moved_bytes} bytes; ideal {ideal_keys} claves / {ideal_bytes} bytes"
+            ),
+        },
+        N::Refused { command, reason } => match es {
+            false => format!("refused '{command}': {reason}"),
+            true => format!("rechazado '{command}': {reason}"),
+        },
+    }
+}
+
+/// The story line for one record, or `None` for the generic narrator.
+pub fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
+    match &record.event {
+        Event::Note { node, note } => Some(format!("[{node}] {}", note_line(note, lang))),
+        _ => None,
+    }
+}

@@ -1,0 +1,193 @@
+//! The facts the live ring publishes for checkers, expectations and the story.
+//!
+//! The checkers never look inside an actor, so every copy that appears or disappears is a note
+//! (`Stored`, `Deleted`, `HintDelivered`), every promise to a client is a note (`Acked`), every
+//! answer is a note (`ReadStarted`, `ReadResult`), and every map change is a note
+//! (`OwnershipChanged`, `RebalanceDone`). Node names travel as text, so a trace file reads alone.
+
+use serde::{Deserialize, Serialize};
+
+/// How a copy reached a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Via {
+    /// A coordinator's write.
+    Write,
+    /// A stand-in's hint, as a hint (`hinted`) or handed to its home.
+    Handoff,
+    /// Read repair of a stale replica.
+    Repair,
+    /// A rebalancing transfer.
+    Stream,
+}
+
+/// A fact one node published.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RingNote {
+    /// Coordinator: a write of `key` version `version` goes to its home replicas.
+    WriteStarted {
+        /// The key.
+        key: String,
+        /// Its new version.
+        version: u64,
+        /// The value.
+        value: String,
+        /// The home replicas it goes to.
+        homes: Vec<String>,
+    },
+    /// Node: it now holds this version of `key` (`hinted`: as a stand-in for `home`).
+    Stored {
+        /// The key.
+        key: String,
+        /// The version kept.
+        version: u64,
+        /// The node keeping it.
+        node: String,
+        /// Whether it is a hint kept for another node.
+        hinted: bool,
+        /// How it got here.
+        via: Via,
+    },
+    /// Coordinator: the write is confirmed to the client: `by` are the acks counted (W of them).
+    Acked {
+        /// The key.
+        key: String,
+        /// The version confirmed.
+        version: u64,
+        /// The value.
+        value: String,
+        /// The nodes whose acks counted.
+        by: Vec<String>,
+        /// Of those, the stand-ins (only under a sloppy quorum, or the bug).
+        standins: Vec<String>,
+    },
+    /// Coordinator: a write could not reach W home replicas in time.
+    WriteFailed {
+        /// The key.
+        key: String,
+        /// The version.
+        version: u64,
+        /// Acks counted.
+        acks: u32,
+        /// Acks needed.
+        needed: u32,
+    },
+    /// Coordinator: a home replica did not answer in time; `standin` keeps the write for it.
+    HintSent {
+        /// The key.
+        key: String,
+        /// The version.
+        version: u64,
+        /// The silent home replica.
+        home: String,
+        /// The stand-in.
+        standin: String,
+    },
+    /// Stand-in: `home` acknowledged the handed-off write; the hint is gone.
+    HintDelivered {
+        /// The key.
+        key: String,
+        /// The version handed over.
+        version: u64,
+        /// The home replica.
+        home: String,
+        /// The stand-in (the node noting this).
+        standin: String,
+    },
+    /// Coordinator: a read of `key` starts (request `req`).
+    ReadStarted {
+        /// The request.
+        req: u64,
+        /// The key.
+        key: String,
+    },
+    /// Coordinator: the read's answer, the newest of R replies (version 0: not found).
+    ReadResult {
+        /// The request.
+        req: u64,
+        /// The key.
+        key: String,
+        /// The newest version among the replies.
+        version: u64,
+        /// Its value ("" if not found).
+        value: String,
+        /// The replicas whose replies were counted.
+        from: Vec<String>,
+    },
+    /// Coordinator: a read got fewer than R replies in time.
+    ReadFailed {
+        /// The request.
+        req: u64,
+        /// The key.
+        key: String,
+        /// Replies counted.
+        got: u32,
+        /// Replies needed.
+        needed: u32,
+    },
+    /// Coordinator: `node` answered with an old version; it is sent the newest (read repair).
+    Repairing {
+        /// The key.
+        key: String,
+        /// The stale replica.
+        node: String,
+        /// What it had (0: nothing).
+        had: u64,
+        /// What it gets.
+        version: u64,
+    },
+    /// Node: it dropped its copy of `key` (it no longer homes it after a rebalance).
+    Deleted {
+        /// The key.
+        key: String,
+        /// The version dropped.
+        version: u64,
+        /// The node.
+        node: String,
+    },
+    /// Coordinator: the map moves to `epoch` by `change`; `members` is the new ring.
+    OwnershipChanged {
+        /// The new epoch.
+        epoch: u64,
+        /// "join n6" or "leave n2".
+        change: String,
+        /// The node joining or leaving.
+        node: String,
+        /// The members after the change.
+        members: Vec<String>,
+    },
+    /// Source: `keys` keys (`bytes` bytes) of `epoch` were streamed and acknowledged, taking
+    /// `took_ms` at the configured bandwidth.
+    Streamed {
+        /// The epoch.
+        epoch: u64,
+        /// Keys sent.
+        keys: u64,
+        /// Bytes sent.
+        bytes: u64,
+        /// Time from the `Rebalance` to the last ack, in ms.
+        took_ms: u64,
+    },
+    /// Coordinator: every source finished; reads use the new map. Moved against the ideal: the
+    /// new homes' fair share of the data (a join) or the leaver's share (a leave).
+    RebalanceDone {
+        /// The epoch now in force.
+        epoch: u64,
+        /// Keys streamed in all.
+        moved_keys: u64,
+        /// Bytes streamed in all.
+        moved_bytes: u64,
+        /// Key copies the change had to move at least.
+        ideal_keys: u64,
+        /// Bytes the change had to move at least.
+        ideal_bytes: u64,
+        /// Time from the change to the end, in ms.
+        took_ms: u64,
+    },
+    /// Coordinator: a command it could not carry out, and why.
+    Refused {
+        /// What was asked.
+        command: String,
+        /// Why not.
+        reason: String,
+    },
+}

@@ -1,0 +1,64 @@
+//! How the live ring plugs into scenarios: the [`LiveRing`] implementation of
+//! `sim_core::Protocol`, wiring config, node, invariants, expectations and story.
+
+use crate::ring::live::config::{self, RingConfig};
+use crate::ring::live::expect::{self, RingExpect};
+use crate::ring::live::invariants::{
+    HintsDelivered, NoAckedWriteLost, OwnershipTotal, ReadYourLatestAck,
+};
+use crate::ring::live::msg::RingCommand;
+use crate::ring::live::narrate;
+use crate::ring::live::node::RingNode;
+use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record};
+
+/// The consistent-hash ring as a live, replicated store.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LiveRing;
+
+impl Protocol for LiveRing {
+    const NAME: &'static str = "ring";
+    const ABOUT: &'static str = "consistent-hash ring as a live store: RF replicas, W/R quorums, hinted handoff, read repair, rebalancing";
+    type Actor = RingNode;
+    type Config = RingConfig;
+    type Expect = RingExpect;
+
+    fn nodes(config: &RingConfig) -> Vec<String> {
+        config.names()
+    }
+
+    fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
+        config::validate(config)
+    }
+
+    fn build(config: &RingConfig, id: NodeId) -> RingNode {
+        RingNode::new(config, id)
+    }
+
+    fn invariants(config: &RingConfig) -> Vec<Box<dyn Invariant<RingNode>>> {
+        vec![
+            Box::new(NoAckedWriteLost::default()),
+            Box::new(ReadYourLatestAck::default()),
+            Box::new(OwnershipTotal::new(config)),
+            Box::new(HintsDelivered::new(config)),
+        ]
+    }
+
+    fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<String, String> {
+        expect::check(expect, outcome)
+    }
+
+    fn expect_nodes(expect: &RingExpect) -> Vec<String> {
+        expect::expect_nodes(expect)
+    }
+
+    fn command_nodes(command: &RingCommand) -> Vec<String> {
+        match command {
+            RingCommand::Join(n) | RingCommand::Leave(n) => vec![n.clone()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
+        narrate::narrate(record, lang)
+    }
+}

@@ -1,0 +1,380 @@
+//! The live ring driven through the kernel: the lesson's script, each bug knob against its
+//! control run, the stale-read checker proven both ways over seeds with loss and delays, the
+//! rebalancing figures, and determinism.
+
+use protocols::ring::live::{self, Bugs, RingCommand, RingConfig, RingNode, RingNote, Scheme};
+use sim_core::{
+    Action, Duration, Event, FaultRule, Instant, Latency, Limits, LinkConfig, NodeId, Ratio,
+    Record, RuleAction, Sim, SimConfig, TraceMode,
+};
+
+fn ms(n: u64) -> Instant {
+    Instant::from_millis(n)
+}
+
+fn link(min: u64, max: u64, loss: Ratio) -> LinkConfig {
+    LinkConfig {
+        latency: Latency::Uniform {
+            min: Duration::from_millis(min),
+            max: Duration::from_millis(max),
+        },
+        loss,
+        duplicate: Ratio::ZERO,
+    }
+}
+
+/// A traced run of `config` that keeps going after a violation, so tests see them all.
+fn traced(config: &RingConfig, seed: u64, link: LinkConfig, end_ms: u64) -> Sim<RingNode> {
+    let mut s = live::sim(
+        config,
+        SimConfig {
+            seed,
+            link,
+            limits: Limits {
+                max_time: ms(end_ms),
+                ..Limits::default()
+            },
+            stop_on_violation: false,
+        },
+    );
+    s.set_trace(TraceMode::Memory(Vec::new()));
+    s
+}
+
+fn id(s: &Sim<RingNode>, name: &str) -> NodeId {
+    s.node_id(name).expect("a node of the config")
+}
+
+fn coord(s: &Sim<RingNode>) -> NodeId {
+    id(s, "coord")
+}
+
+fn put(s: &mut Sim<RingNode>, at: u64, key: &str, value: &str) {
+    let c = coord(s);
+    let cmd = RingCommand::Put {
+        key: key.into(),
+        value: value.into(),
+    };
+    s.schedule(ms(at), Action::Command(c, cmd));
+}
+
+fn get(s: &mut Sim<RingNode>, at: u64, key: &str) {
+    let c = coord(s);
+    s.schedule(
+        ms(at),
+        Action::Command(c, RingCommand::Get { key: key.into() }),
+    );
+}
+
+/// Runs to the end; returns the names of the invariants violated, in order, deduplicated.
+fn violated(s: &mut Sim<RingNode>) -> Vec<String> {
+    let report = s.run();
+    let mut names: Vec<String> = report
+        .violations
+        .iter()
+        .map(|v| v.invariant.clone())
+        .collect();
+    names.dedup();
+    names
+}
+
+fn notes(records: &[Record<RingNode>]) -> Vec<RingNote> {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Note { note, .. } => Some(note.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn fixed() -> LinkConfig {
+    LinkConfig {
+        latency: Latency::Fixed(Duration::from_millis(1)),
+        loss: Ratio::ZERO,
+        duplicate: Ratio::ZERO,
+    }
+}
+
+// Goal: the lesson's script (listing 9.18) through the kernel. Method: write v1, read, crash
+// the first replica, write v2, read, restart it. Proves: both writes confirmed with W = 2, both
+// reads return the latest version, the stand-in hands v2 to the returned replica, no invariant
+// fires.
+#[test]
+fn the_lessons_script_survives_the_first_replica_failing() {
+    let config = RingConfig::lesson();
+    let mut s = traced(&config, 0, fixed(), 1500);
+    let homes = live::map::Map::initial(&config).homes("usuario:7");
+    put(&mut s, 0, "usuario:7", "Ada");
+    get(&mut s, 100, "usuario:7");
+    s.schedule(ms(200), Action::Crash(homes[0]));
+    put(&mut s, 300, "usuario:7", "Ada B.");
+    get(&mut s, 400, "usuario:7");
+    s.schedule(ms(500), Action::Restart(homes[0]));
+    assert!(violated(&mut s).is_empty());
+    let ns = notes(&s.take_records());
+    let reads: Vec<(u64, String)> = ns
+        .iter()
+        .filter_map(|n| match n {
+            RingNote::ReadResult { version, value, .. } => Some((*version, value.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reads, [(1, "Ada".into()), (2, "Ada B.".into())]);
+    assert!(
+        ns.iter()
+            .any(|n| matches!(n, RingNote::HintDelivered { version: 2, .. }))
+    );
+    assert_eq!(
+        s.actor(homes[0]).stored("usuario:7").map(|d| d.version),
+        Some(2)
+    );
+}
+
+/// hinted-handoff.ron without the read that repairs: only the handoff can bring n4 up to date.
+fn hints_run(bugs: Bugs) -> (Vec<String>, Sim<RingNode>) {
+    let mut config = RingConfig::lesson();
+    config.bugs = bugs;
+    let mut s = traced(&config, 0, fixed(), 1000);
+    let n4 = id(&s, "n4");
+    put(&mut s, 0, "usuario:7", "Ada");
+    s.schedule(ms(100), Action::Crash(n4));
+    put(&mut s, 200, "usuario:7", "Ada B.");
+    s.schedule(ms(300), Action::Restart(n4));
+    // A late write of another key keeps time going past the grace period (with the knob on,
+    // nothing else would: the run goes quiet at 300 ms).
+    put(&mut s, 900, "otra", "x");
+    (violated(&mut s), s)
+}
+
+// Goal: the `never_deliver_hints` knob and its control. Method: crash n4, write v2 (n3 keeps a
+// hint), restart n4, no read. Proves: with the knob off n4 ends with v2 and nothing fires; with
+// it on the hint stays on n3 and `hints-delivered` fires at the end.
+#[test]
+fn never_deliver_hints_is_caught_and_its_control_passes() {
+    let (control, s) = hints_run(Bugs::default());
+    assert!(control.is_empty(), "{control:?}");
+    assert_eq!(
+        s.actor(id(&s, "n4")).stored("usuario:7").map(|d| d.version),
+        Some(2)
+    );
+    let bugs = Bugs {
+        never_deliver_hints: true,
+        ..Bugs::default()
+    };
+    let (buggy, s) = hints_run(bugs);
+    assert_eq!(buggy, ["hints-delivered"]);
+    assert_eq!(s.actor(id(&s, "n3")).hint_count(), 1);
+}
+
+/// RF = 1: ten keys, then n2 leaves and its first transfer is lost.
+fn leave_run(bugs: Bugs) -> Vec<String> {
+    let mut config = RingConfig::lesson();
+    (config.rf, config.w, config.r) = (1, 1, 1);
+    config.bugs = bugs;
+    let mut s = traced(&config, 0, fixed(), 3000);
+    let (c, n2) = (coord(&s), id(&s, "n2"));
+    let load = RingCommand::Load {
+        keys: 10,
+        ops: 10,
+        every_ms: 5,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+    let lose_first_transfer = FaultRule {
+        from: Some(n2),
+        kind: Some("Transfer".into()),
+        nth: Some(1),
+        ..FaultRule::new(RuleAction::Drop)
+    };
+    s.schedule(ms(100), Action::AddRule(lose_first_transfer));
+    s.schedule(ms(100), Action::Command(c, RingCommand::Leave("n2".into())));
+    violated(&mut s)
+}
+
+// Goal: the `delete_before_ack` knob and its control. Method: RF = 1, n2 leaves, its first
+// transfer is lost. Proves: with the knob off the source resends from its store and nothing
+// fires; with it on the source already dropped the keys, the resend carries nothing, and the
+// confirmed writes are lost (`no-acked-write-lost`, then `ownership-total`).
+#[test]
+fn delete_before_ack_is_caught_and_its_control_passes() {
+    assert!(leave_run(Bugs::default()).is_empty());
+    let bugs = Bugs {
+        delete_before_ack: true,
+        ..Bugs::default()
+    };
+    let buggy = leave_run(bugs);
+    assert!(
+        buggy.contains(&"no-acked-write-lost".to_string()),
+        "{buggy:?}"
+    );
+    assert!(buggy.contains(&"ownership-total".to_string()), "{buggy:?}");
+}
+
+/// Two of usuario:7's homes (n1, n5) are down for a write; then the third (n4) goes down and
+/// the two come back before their hints, and a read asks them.
+fn standin_run(bugs: Bugs, sloppy: bool) -> (Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.bugs = bugs;
+    config.sloppy_quorum = sloppy;
+    let mut s = traced(&config, 0, fixed(), 1000);
+    let (n1, n4, n5) = (id(&s, "n1"), id(&s, "n4"), id(&s, "n5"));
+    put(&mut s, 0, "usuario:7", "Ada");
+    s.schedule(ms(100), Action::Crash(n1));
+    s.schedule(ms(100), Action::Crash(n5));
+    put(&mut s, 200, "usuario:7", "Ada B.");
+    s.schedule(ms(260), Action::Crash(n4));
+    s.schedule(ms(265), Action::Restart(n1));
+    s.schedule(ms(265), Action::Restart(n5));
+    get(&mut s, 270, "usuario:7");
+    let v = violated(&mut s);
+    (v, notes(&s.take_records()))
+}
+
+// Goal: the `count_standin_acks` knob, its control, and what a sloppy quorum costs. Method: a
+// write reaches one home and two stand-ins; the homes swap before the hints arrive; a read.
+// Proves: strictly, the write fails (1 home ack < W = 2) and the read of v1 is correct; counting
+// stand-ins (the bug, or `sloppy_quorum` on purpose) confirms v2 and the read misses it:
+// `read-your-latest-ack` fires.
+#[test]
+fn counting_standin_acks_is_caught_and_its_control_passes() {
+    let (control, ns) = standin_run(Bugs::default(), false);
+    assert!(control.is_empty(), "{control:?}");
+    assert!(
+        ns.iter()
+            .any(|n| matches!(n, RingNote::WriteFailed { version: 2, .. }))
+    );
+    let bugs = Bugs {
+        count_standin_acks: true,
+        ..Bugs::default()
+    };
+    let (buggy, ns) = standin_run(bugs, false);
+    assert_eq!(buggy, ["read-your-latest-ack"]);
+    assert!(ns.iter().any(
+        |n| matches!(n, RingNote::Acked { version: 2, standins, .. } if !standins.is_empty())
+    ));
+    let (sloppy, _) = standin_run(Bugs::default(), true);
+    assert_eq!(
+        sloppy,
+        ["read-your-latest-ack"],
+        "the price of a sloppy quorum"
+    );
+}
+
+/// A random workload over 4 keys with lossy, jittery links: 300 operations, one every 3 ms.
+fn workload(w: u32, r: u32, seed: u64) -> Vec<String> {
+    let mut config = RingConfig::lesson();
+    (config.w, config.r) = (w, r);
+    config.allow_stale_reads = true;
+    let loss = Ratio::new(1, 50).expect("a ratio");
+    let mut s = traced(&config, seed, link(1, 30, loss), 3000);
+    let c = coord(&s);
+    let load = RingCommand::Load {
+        keys: 4,
+        ops: 300,
+        every_ms: 3,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+    violated(&mut s)
+}
+
+// Goal: the stale-read checker proven both ways. Method: the same lossy, jittery workload over
+// ten seeds, once with W = 2, R = 2 (R + W > RF) and once with W = 1, R = 1. Proves: silent on
+// every seed when the quorums overlap; firing on some seed when they need not.
+#[test]
+fn stale_read_checker_is_silent_when_quorums_overlap_and_fires_when_not() {
+    for seed in 0..10 {
+        let v = workload(2, 2, seed);
+        assert!(
+            !v.contains(&"read-your-latest-ack".to_string()),
+            "seed {seed}: {v:?}"
+        );
+        assert!(
+            !v.contains(&"no-acked-write-lost".to_string()),
+            "seed {seed}: {v:?}"
+        );
+    }
+    let firing = (0..10)
+        .filter(|&seed| workload(1, 1, seed).contains(&"read-your-latest-ack".to_string()))
+        .count();
+    assert!(firing > 0, "no seed showed a stale read with R + W <= RF");
+}
+
+/// A join (n6) or a leave (n2) after 40 keys; returns the `RebalanceDone` figures.
+fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
+    let mut config = RingConfig::lesson();
+    config.scheme = scheme;
+    config.spares = vec!["n6".into()];
+    let mut s = traced(&config, 0, fixed(), 5000);
+    let c = coord(&s);
+    let load = RingCommand::Load {
+        keys: 40,
+        ops: 40,
+        every_ms: 2,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+    let cmd = if join {
+        RingCommand::Join("n6".into())
+    } else {
+        RingCommand::Leave("n2".into())
+    };
+    s.schedule(ms(200), Action::Command(c, cmd));
+    assert!(violated(&mut s).is_empty());
+    notes(&s.take_records())
+        .into_iter()
+        .find_map(|n| match n {
+            RingNote::RebalanceDone {
+                moved_keys,
+                moved_bytes,
+                ideal_keys,
+                ideal_bytes,
+                took_ms,
+                ..
+            } => Some((moved_keys, moved_bytes, ideal_keys, ideal_bytes, took_ms)),
+            _ => None,
+        })
+        .expect("the rebalance finished")
+}
+
+// Goal: rebalancing under both schemes, and time following bytes. Method: 40 keys, then a join
+// of n6 or a leave of n2, with vnodes and with fixed partitions. Proves: every run finishes with
+// no invariant broken, moves no more than twice the ideal (the fair share RF/N), and takes at
+// least one entry's time on the wire at 2000 bytes/s.
+#[test]
+fn joins_and_leaves_move_about_the_ideal_under_both_schemes() {
+    for scheme in [Scheme::Vnodes, Scheme::Partitions] {
+        for join in [true, false] {
+            let (keys, bytes, ideal_keys, ideal_bytes, took) = rebalance(scheme, join);
+            assert!(keys > 0 && bytes > 0, "{scheme:?} join={join}");
+            assert!(
+                keys <= 2 * ideal_keys,
+                "{scheme:?} join={join}: {keys} vs {ideal_keys}"
+            );
+            assert!(bytes <= 2 * ideal_bytes, "{scheme:?} join={join}");
+            // 2000 bytes/s: 24-byte entries take 12 ms each on the wire.
+            assert!(took >= 12, "{scheme:?} join={join}: {took} ms");
+        }
+    }
+}
+
+// Goal: determinism. Method: the same lossy workload twice with one seed. Proves: the same
+// records, byte for byte (as JSON).
+#[test]
+fn same_seed_same_trace() {
+    let run = || {
+        let mut config = RingConfig::lesson();
+        config.spares = vec!["n6".into()];
+        let loss = Ratio::new(1, 20).expect("a ratio");
+        let mut s = traced(&config, 7, link(1, 20, loss), 2000);
+        let c = coord(&s);
+        let load = RingCommand::Load {
+            keys: 8,
+            ops: 100,
+            every_ms: 4,
+        };
+        s.schedule(ms(0), Action::Command(c, load));
+        s.schedule(ms(100), Action::Command(c, RingCommand::Join("n6".into())));
+        s.run();
+        serde_json::to_string(&s.take_records()).expect("records serialize")
+    };
+    assert_eq!(run(), run());
+}
