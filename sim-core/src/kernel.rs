@@ -355,9 +355,15 @@ impl<A: Actor> Sim<A> {
             time: self.now,
             event,
         };
+        if self.checker.is_empty() {
+            self.keep(record);
+            return;
+        }
         let new: Vec<Violation> = self.checker.observe(&record).to_vec();
         self.keep(record);
-        self.report_violations(new);
+        if !new.is_empty() {
+            self.report_violations(new);
+        }
     }
 
     fn keep(&mut self, record: Record<A>) {

@@ -107,7 +107,7 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
         } => {
             link(buf, b"deliver", id.0, from, to);
             buf.extend_from_slice(b",\"msg_kind\":");
-            value(buf, msg_kind.as_ref());
+            names.write(msg_kind, buf);
         }
         Event::Drop {
             id,
@@ -118,7 +118,7 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
         } => {
             link(buf, b"drop", id.0, from, to);
             buf.extend_from_slice(b",\"msg_kind\":");
-            value(buf, msg_kind.as_ref());
+            names.write(msg_kind, buf);
             buf.extend_from_slice(b",\"reason\":");
             value(buf, reason);
         }
@@ -131,7 +131,7 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
         } => {
             link(buf, b"duplicate", id.0, from, to);
             buf.extend_from_slice(b",\"msg_kind\":");
-            value(buf, msg_kind.as_ref());
+            names.write(msg_kind, buf);
             buf.extend_from_slice(b",\"delay\":");
             number(buf, delay.as_nanos());
         }

@@ -89,6 +89,15 @@ enum Trace {
     Records,
     /// Every record written as a JSON line into a memory buffer.
     Json,
+    /// Records built and handed to a sink that drops them (the cost of making records).
+    Discard,
+}
+
+struct Discard;
+impl<A: sim_core::Actor> sim_core::TraceSink<A> for Discard {
+    fn record(&mut self, record: &sim_core::Record<A>) {
+        std::hint::black_box(record);
+    }
 }
 
 /// Kernel steps: returns (ns per event, allocations per event).
@@ -99,6 +108,7 @@ fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f
         Trace::Records => sim.set_trace(TraceMode::Memory(Vec::with_capacity(
             3 * (EVENTS as usize + 10_000),
         ))),
+        Trace::Discard => sim.set_trace(TraceMode::Sink(Box::new(Discard))),
         Trace::Json => {
             let sink = traces::JsonLinesSink::new(buffer.clone(), "{}");
             sim.set_trace(TraceMode::Sink(Box::new(sink)));
@@ -151,6 +161,14 @@ fn main() {
             .collect();
         let allocs = off.iter().map(|r| r.1).fold(0.0, f64::max);
         let off = median(off.iter().map(|r| r.0).collect());
+        if std::env::var_os("DSIM_BENCH_DISCARD").is_some() {
+            let discard = median(
+                (0..ROUNDS)
+                    .map(|_| kernel(tokens, Trace::Discard, &buffer).0)
+                    .collect(),
+            );
+            println!("{tokens:>9}  records built and discarded: {discard:.1}ns");
+        }
         let records = median(
             (0..ROUNDS)
                 .map(|_| kernel(tokens, Trace::Records, &buffer).0)
