@@ -96,3 +96,19 @@ fn a_panicking_actor_exits_three_with_the_replay_command() {
     assert!(err.contains("a token reached 7 hops"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `RUST_LOG=dsim=debug` prints the kernel's steps stamped with virtual time, not the wall
+/// clock, and plain (no colour codes) when not on a terminal.
+#[test]
+fn diagnostics_are_stamped_with_virtual_time() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dsim"))
+        .args(["run", "demo/token-ring"])
+        .env("RUST_LOG", "dsim=debug")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(err.contains("t=0.000000s"), "{err}");
+    assert!(err.contains("deliver"), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("t=0.0")), "{err}");
+    assert!(!err.contains('\u{1b}'), "no ANSI codes when piped");
+}
