@@ -6,8 +6,9 @@
 //!   fire it; a rebalance that deletes too early does.
 //! - `read-your-latest-ack`: a read that starts after version v of its key was confirmed returns
 //!   v or newer. It holds when R + W > RF (the quorums overlap) and fires when they need not.
-//! - `ownership-total`: when a rebalance ends, every confirmed key has exactly RF distinct home
-//!   replicas on the ring, and one of them holds its confirmed version.
+//! - `ownership-total`: when a rebalance (a join, a leave or a split) ends, every confirmed key
+//!   has exactly RF distinct home replicas on the ring, and one of them holds its confirmed
+//!   version.
 //! - `hints-delivered`: at the end, no hint is still held for a home replica that has been up
 //!   long enough to receive it (a few handoff retries).
 
@@ -137,7 +138,8 @@ impl Invariant<RingNode> for NoAckedWriteLost {
 #[derive(Clone, Debug, Default)]
 pub struct ReadYourLatestAck {
     acked: BTreeMap<String, u64>,
-    started: BTreeMap<u64, u64>,
+    /// (coordinating node, request) -> the floor: storage nodes number their requests too.
+    started: BTreeMap<(String, u64), u64>,
 }
 
 impl Invariant<RingNode> for ReadYourLatestAck {
@@ -145,6 +147,10 @@ impl Invariant<RingNode> for ReadYourLatestAck {
         "read-your-latest-ack"
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        let node = match &record.event {
+            Event::Note { node, .. } => node.to_string(),
+            _ => String::new(),
+        };
         match note(record) {
             Some(RingNote::Acked { key, version, .. }) => {
                 let a = self.acked.entry(key.clone()).or_default();
@@ -152,7 +158,7 @@ impl Invariant<RingNode> for ReadYourLatestAck {
             }
             Some(RingNote::ReadStarted { req, key }) => {
                 let floor = self.acked.get(key).copied().unwrap_or(0);
-                self.started.insert(*req, floor);
+                self.started.insert((node, *req), floor);
             }
             Some(RingNote::ReadResult {
                 req,
@@ -161,7 +167,7 @@ impl Invariant<RingNode> for ReadYourLatestAck {
                 from,
                 ..
             }) => {
-                let floor = self.started.remove(req).unwrap_or(0);
+                let floor = self.started.remove(&(node, *req)).unwrap_or(0);
                 if *version < floor {
                     return Err(format!(
                         "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {})",
@@ -206,6 +212,16 @@ impl Invariant<RingNode> for OwnershipTotal {
         let Some(n) = note(record) else { return Ok(()) };
         self.ledger.observe(n);
         match n {
+            RingNote::Split { at, to, .. } => {
+                let Some(pos) = self.names.iter().position(|x| x == to) else {
+                    return Err(format!("a range split to unknown node {to}"));
+                };
+                self.pending = Some(Change::Split {
+                    at: *at,
+                    to: NodeId(pos as u32),
+                });
+            }
+            RingNote::OwnershipChanged { change, .. } if change.starts_with("split") => {}
             RingNote::OwnershipChanged { change, node, .. } => {
                 let Some(pos) = self.names.iter().position(|x| x == node) else {
                     return Err(format!("ownership changed for unknown node {node}"));

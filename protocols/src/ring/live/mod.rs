@@ -45,6 +45,7 @@
 //! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`notes`],
 //! [`invariants`], [`expect`], [`narrate`], [`protocol`].
 
+pub mod client;
 pub mod config;
 pub mod coord;
 pub mod expect;
@@ -55,6 +56,8 @@ pub mod narrate;
 pub mod node;
 pub mod notes;
 pub mod protocol;
+pub mod serve;
+pub mod split;
 #[cfg(test)]
 mod tests;
 
