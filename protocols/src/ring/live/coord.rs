@@ -99,8 +99,18 @@ pub(crate) struct Rebalancing {
     participants: Vec<NodeId>,
     moved_keys: u64,
     moved_bytes: u64,
-    ideal_keys: u64,
-    ideal_bytes: u64,
+    /// The data set as the sources report it: keys and bytes each was the first home of.
+    owned: (u64, u64),
+    ideal: Ideal,
+}
+
+/// What a move is measured against.
+#[derive(Clone, Copy, Debug, Hash)]
+pub(crate) enum Ideal {
+    /// A join or a leave: RF/`share` of the data set (the sources report its size).
+    Share(u64),
+    /// A split: (keys, bytes) known when it started.
+    Fixed(u64, u64),
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -651,23 +661,17 @@ impl RingNode {
             members: self.names_of(&next.members()),
         });
         // The ideal: the new node's fair share of the copies (a join), or the leaver's.
-        let c = self.coord.as_ref().expect("coordinator");
-        let (copies, bytes) = c
-            .versions
-            .values()
-            .fold((0u64, 0u64), |(k, b), &(_, size)| (k + 1, b + size));
-        let rf = u64::from(self.cfg.rf);
         let share = if join {
             next.members().len()
         } else {
             self.map.members().len()
         } as u64;
-        self.begin(ctx, next, (copies * rf / share, bytes * rf / share));
+        self.begin(ctx, next, Ideal::Share(share));
     }
 
     /// Starts moving to `next`: tells the nodes of both maps, sends writes in flight to their
-    /// new homes too, and waits for every source; `ideal` is (keys, bytes) to report against.
-    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, ideal: (u64, u64)) {
+    /// new homes too, and waits for every source; `ideal` is what to report the move against.
+    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, ideal: Ideal) {
         let mut participants = self.map.members();
         participants.extend(next.members());
         participants.sort();
@@ -689,8 +693,8 @@ impl RingNode {
             participants,
             moved_keys: 0,
             moved_bytes: 0,
-            ideal_keys: ideal.0,
-            ideal_bytes: ideal.1,
+            owned: (0, 0),
+            ideal,
         });
     }
 
@@ -714,8 +718,8 @@ impl RingNode {
         ctx: &mut Context<'_, Self>,
         from: NodeId,
         epoch: u64,
-        keys: u64,
-        bytes: u64,
+        (keys, bytes): (u64, u64),
+        owned: (u64, u64),
     ) {
         let Some(c) = self.coord.as_mut() else { return };
         let Some(r) = c.rebalance.as_mut() else {
@@ -726,17 +730,23 @@ impl RingNode {
         }
         r.moved_keys += keys;
         r.moved_bytes += bytes;
+        r.owned = (r.owned.0 + owned.0, r.owned.1 + owned.1);
         if !r.waiting.is_empty() {
             return;
         }
         let r = c.rebalance.take().expect("present");
         ctx.cancel_timer(RingTimer::RebalanceRetry);
+        let rf = u64::from(self.cfg.rf);
+        let (ideal_keys, ideal_bytes) = match r.ideal {
+            Ideal::Share(share) => (r.owned.0 * rf / share, r.owned.1 * rf / share),
+            Ideal::Fixed(keys, bytes) => (keys, bytes),
+        };
         ctx.note(RingNote::RebalanceDone {
             epoch,
             moved_keys: r.moved_keys,
             moved_bytes: r.moved_bytes,
-            ideal_keys: r.ideal_keys,
-            ideal_bytes: r.ideal_bytes,
+            ideal_keys,
+            ideal_bytes,
             took_ms: ctx.now().saturating_since(r.started).as_millis(),
         });
         for &to in &r.participants {

@@ -119,6 +119,9 @@ pub enum RingMsg {
         keys: u64,
         /// Bytes sent.
         bytes: u64,
+        /// Keys and bytes this node was the first old home of (the coordinator sums them into
+        /// the data set's size, for the ideal: it does not see the clients' writes).
+        owned: (u64, u64),
     },
     /// Coordinator to the nodes: the move is over; drop the keys you no longer home.
     Cleanup {

@@ -37,8 +37,8 @@ pub struct RingNode {
     pub(crate) hints: BTreeMap<(NodeId, String), Versioned>,
     /// The stream this node owes for the epoch being rebalanced to.
     pub(crate) outgoing: Option<Outgoing>,
-    /// The last epoch whose stream finished, with (keys, bytes) sent.
-    pub(crate) streamed: (u64, u64, u64),
+    /// The last epoch whose stream finished, with (keys, bytes) sent and (keys, bytes) owned.
+    pub(crate) streamed: (u64, u64, u64, (u64, u64)),
     /// The quorum machine: the coordinator's, and each storage node's for client requests.
     pub(crate) coord: Option<Coord>,
     /// The client role, on clients only.
@@ -56,6 +56,7 @@ pub(crate) struct Outgoing {
     unacked: BTreeSet<u64>,
     keys: u64,
     bytes: u64,
+    owned: (u64, u64),
 }
 
 impl RingNode {
@@ -75,7 +76,7 @@ impl RingNode {
             store: BTreeMap::new(),
             hints: BTreeMap::new(),
             outgoing: None,
-            streamed: (0, 0, 0),
+            streamed: (0, 0, 0, (0, 0)),
             coord,
             client,
         }
@@ -223,11 +224,14 @@ impl RingNode {
         change: crate::ring::live::map::Change,
     ) {
         if epoch == self.streamed.0 && epoch > 0 {
-            let (_, keys, bytes) = self.streamed;
-            ctx.send(
-                self.coordinator(),
-                RingMsg::StreamDone { epoch, keys, bytes },
-            );
+            let (_, keys, bytes, owned) = self.streamed;
+            let msg = RingMsg::StreamDone {
+                epoch,
+                keys,
+                bytes,
+                owned,
+            };
+            ctx.send(self.coordinator(), msg);
             return;
         }
         if epoch != self.map.epoch() + 1 {
@@ -241,6 +245,7 @@ impl RingNode {
         self.extend_writes(ctx, &next);
         // The first old home of a key streams it to each new home that lacks it.
         let mut owed: BTreeMap<NodeId, Vec<(String, u64)>> = BTreeMap::new();
+        let mut owned = (0, 0);
         for (key, data) in &self.store {
             let before = old.homes(key);
             if before.first() != Some(&self.id) {
@@ -251,6 +256,7 @@ impl RingNode {
                 data: data.clone(),
             }
             .bytes();
+            owned = (owned.0 + 1, owned.1 + bytes);
             for dest in self.map.homes(key) {
                 if !before.contains(&dest) {
                     owed.entry(dest).or_default().push((key.clone(), bytes));
@@ -279,6 +285,7 @@ impl RingNode {
             unacked: BTreeSet::new(),
             keys: 0,
             bytes: 0,
+            owned,
         };
         self.outgoing = Some(out);
         self.pace_next(ctx);
@@ -384,11 +391,12 @@ impl RingNode {
                 took_ms: ctx.now().saturating_since(out.started).as_millis(),
             });
         }
-        self.streamed = (out.epoch, out.keys, out.bytes);
+        self.streamed = (out.epoch, out.keys, out.bytes, out.owned);
         let msg = RingMsg::StreamDone {
             epoch: out.epoch,
             keys: out.keys,
             bytes: out.bytes,
+            owned: out.owned,
         };
         ctx.send(self.coordinator(), msg);
     }
@@ -485,9 +493,12 @@ impl Actor for RingNode {
             RingMsg::Cleanup { epoch } => self.on_cleanup(ctx, epoch),
             RingMsg::StoreAck { req, hinted } => self.on_store_ack(ctx, from, req, hinted),
             RingMsg::ReadReply { req, data } => self.on_read_reply(ctx, from, req, data),
-            RingMsg::StreamDone { epoch, keys, bytes } => {
-                self.on_stream_done(ctx, from, epoch, keys, bytes)
-            }
+            RingMsg::StreamDone {
+                epoch,
+                keys,
+                bytes,
+                owned,
+            } => self.on_stream_done(ctx, from, epoch, (keys, bytes), owned),
             RingMsg::Request { id, key, value } => self.on_request(ctx, from, (id, key, value)),
             RingMsg::Reply {
                 id,

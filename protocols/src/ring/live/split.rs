@@ -11,6 +11,7 @@
 //! reports the move against the ideal: the half's copies that must land on homes that lacked
 //! them.
 
+use crate::ring::live::coord::Ideal;
 use crate::ring::live::map::Change;
 use crate::ring::live::node::RingNode;
 use crate::ring::live::notes::RingNote;
@@ -98,6 +99,6 @@ impl RingNode {
             node: to_name,
             members: self.names_of(&next.members()),
         });
-        self.begin(ctx, next, (ideal_keys, ideal_bytes));
+        self.begin(ctx, next, Ideal::Fixed(ideal_keys, ideal_bytes));
     }
 }
