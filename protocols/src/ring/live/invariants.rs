@@ -3,7 +3,9 @@
 //!
 //! - `no-acked-write-lost`: a confirmed version (or a newer one) is always held by some node;
 //!   checked whenever a copy is dropped and at the end. Storage is durable, so crashes never
-//!   fire it; a rebalance that deletes too early does.
+//!   fire it; a rebalance that deletes too early does. A write numbered at or below a version
+//!   of its key confirmed before it started is lost too, once confirmed: "the newest wins"
+//!   shadows it, so no read will return it (an owner that serves a key it no longer owns).
 //! - `read-your-latest-ack`: a read that starts after version v of its key was confirmed returns
 //!   v or newer. It holds when R + W > RF (the quorums overlap) and fires when they need not.
 //! - `ownership-total`: when a rebalance (a join, a leave or a split) ends, every confirmed key
@@ -104,6 +106,8 @@ fn note(record: &Record<RingNode>) -> Option<&RingNote> {
 #[derive(Clone, Debug, Default)]
 pub struct NoAckedWriteLost {
     ledger: Ledger,
+    /// (key, version) of writes that started at or below a confirmed version of their key.
+    shadowed: BTreeMap<(String, u64), u64>,
 }
 
 impl Invariant<RingNode> for NoAckedWriteLost {
@@ -112,6 +116,24 @@ impl Invariant<RingNode> for NoAckedWriteLost {
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let Some(n) = note(record) else { return Ok(()) };
+        if let RingNote::WriteStarted { key, version, .. } = n {
+            let acked = self.ledger.acked(key);
+            if *version <= acked {
+                self.shadowed.insert((key.clone(), *version), acked);
+            }
+        }
+        if let RingNote::Acked {
+            key,
+            version,
+            value,
+            ..
+        } = n
+            && let Some(above) = self.shadowed.remove(&(key.clone(), *version))
+        {
+            return Err(format!(
+                "{key} v{version} '{value}' was confirmed, but v{above} was confirmed before it started: the newer version shadows it and no read will return it"
+            ));
+        }
         self.ledger.observe(n);
         if let RingNote::Deleted { key, node, .. } = n
             && let Some(why) = self.ledger.lost(key)

@@ -11,9 +11,7 @@
 use crate::ring::hash::HashFn;
 use crate::ring::keys::KeyRef;
 use crate::ring::live::config::{RingConfig, Scheme};
-use crate::ring::placement::{
-    Member, Placement, Placer, SchemeKind, SchemeParams, SplitRanges,
-};
+use crate::ring::placement::{Member, Placement, Placer, SchemeKind, SchemeParams, SplitRanges};
 use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 use std::fmt;

@@ -34,7 +34,10 @@ impl SplitRanges {
     pub fn ranges(&self) -> Vec<(u64, u64, NodeId)> {
         let mut out = Vec::with_capacity(self.ranges.len());
         for (i, &(lo, owner)) in self.ranges.iter().enumerate() {
-            let hi = self.ranges.get(i + 1).map_or(u64::MAX, |&(next, _)| next - 1);
+            let hi = self
+                .ranges
+                .get(i + 1)
+                .map_or(u64::MAX, |&(next, _)| next - 1);
             out.push((lo, hi, owner));
         }
         out
@@ -96,12 +99,14 @@ impl Placement for SplitRanges {
         let target = self.ranges.len() / self.nodes.len();
         let newcomer = self.nodes.len() - 1;
         for _ in 0..target {
-            let Some(donor) = (0..newcomer)
-                .max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
+            let Some(donor) =
+                (0..newcomer).max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
             else {
                 break;
             };
-            let Some(range) = held[donor].pop() else { break };
+            let Some(range) = held[donor].pop() else {
+                break;
+            };
             self.ranges[range].1 = member.id;
             held[newcomer].push(range);
         }
