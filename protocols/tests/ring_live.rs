@@ -378,3 +378,143 @@ fn same_seed_same_trace() {
     };
     assert_eq!(run(), run());
 }
+
+/// Partitions, clients c1, one client load over 40 keys, and n6 joining at 300 ms (or not).
+fn client_run(join: bool, map_delay_ms: u64, bugs: Bugs) -> (Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.scheme = Scheme::Partitions;
+    config.spares = vec!["n6".into()];
+    config.clients = vec!["c1".into()];
+    config.map_delay_ms = map_delay_ms;
+    config.bugs = bugs;
+    let mut s = traced(&config, 0, link(1, 3, Ratio::ZERO), 3000);
+    let (c1, c) = (id(&s, "c1"), coord(&s));
+    let load = RingCommand::Load {
+        keys: 40,
+        ops: 200,
+        every_ms: 10,
+    };
+    s.schedule(ms(0), Action::Command(c1, load));
+    if join {
+        s.schedule(ms(300), Action::Command(c, RingCommand::Join("n6".into())));
+    }
+    let v = violated(&mut s);
+    (v, notes(&s.take_records()))
+}
+
+fn redirects(ns: &[RingNote]) -> usize {
+    ns.iter()
+        .filter(|n| matches!(n, RingNote::Redirected { .. }))
+        .count()
+}
+
+// Goal: an informed client with a stale map is redirected and retries. Method: client c1 runs
+// a load routed by its cached map; n6 joins and c1 learns the new map 200 ms after the move;
+// the control runs the same load with no join. Proves: with the join, some request is answered
+// MOVED, c1 retries at the named owner and is answered there (every request answered, every
+// write confirmed to c1, no invariant fires, the new map learned); without it there is no
+// redirect at all.
+#[test]
+fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
+    let (v, ns) = client_run(true, 200, Bugs::default());
+    assert!(v.is_empty(), "{v:?}");
+    assert!(redirects(&ns) > 0, "no redirect");
+    assert!(
+        ns.iter()
+            .any(|n| matches!(n, RingNote::MapLearned { epoch: 1, .. }))
+    );
+    let answered: Vec<&RingNote> = ns
+        .iter()
+        .filter(|n| matches!(n, RingNote::Answered { .. }))
+        .collect();
+    assert_eq!(answered.len(), 200, "every request answered");
+    assert!(
+        answered
+            .iter()
+            .all(|n| matches!(n, RingNote::Answered { ok: true, .. }))
+    );
+    assert!(!ns.iter().any(|n| matches!(n, RingNote::GaveUp { .. })));
+    let (control, ns) = client_run(false, 200, Bugs::default());
+    assert!(control.is_empty(), "{control:?}");
+    assert_eq!(redirects(&ns), 0);
+}
+
+// Goal: the `ignore_moved` knob and its control. Method: the client run with a join and a
+// slow map (1000 ms): after the move c1 still sends keys to their old owners. Proves: with the
+// knob off those owners answer MOVED and nothing fires; with it on an old owner keeps numbering
+// and confirming writes on the old homes, so once c1 learns the map the real owner numbers a
+// new write below versions already confirmed: "the newest wins" shadows it and
+// `no-acked-write-lost` fires.
+#[test]
+fn ignore_moved_is_caught_and_its_control_passes() {
+    let (control, ns) = client_run(true, 1000, Bugs::default());
+    assert!(control.is_empty(), "{control:?}");
+    assert!(redirects(&ns) > 0);
+    let bugs = Bugs {
+        ignore_moved: true,
+        ..Bugs::default()
+    };
+    let (buggy, ns) = client_run(true, 1000, bugs);
+    assert!(
+        buggy.contains(&"no-acked-write-lost".to_string()),
+        "{buggy:?}"
+    );
+    assert_eq!(redirects(&ns), 0, "the buggy owners never redirect");
+}
+
+/// The dynamic scheme with threshold `limit`: 60 keys written and read, one op every 10 ms.
+fn dynamic_run(limit: u64) -> (Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.scheme = Scheme::Dynamic { split_bytes: limit };
+    let mut s = traced(&config, 0, link(1, 3, Ratio::ZERO), 4000);
+    let c = coord(&s);
+    let load = RingCommand::Load {
+        keys: 60,
+        ops: 200,
+        every_ms: 10,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+    let v = violated(&mut s);
+    (v, notes(&s.take_records()))
+}
+
+// Goal: dynamic splitting at a size threshold. Method: the same load with a 600-byte threshold
+// and with one no range reaches (100 000 bytes). Proves: with 600, ranges split (each only
+// once it holds more than 600 bytes), every split's move ends with `ownership-total` and the
+// other invariants silent, and each moves exactly the ideal keys (the half's copies that new
+// homes lacked), bytes within one rewrite of it; with 100 000 nothing splits.
+#[test]
+fn ranges_split_when_and_only_when_they_pass_the_threshold() {
+    let (v, ns) = dynamic_run(600);
+    assert!(v.is_empty(), "{v:?}");
+    let splits: Vec<(u64, u64)> = ns
+        .iter()
+        .filter_map(|n| match n {
+            RingNote::Split { bytes, limit, .. } => Some((*bytes, *limit)),
+            _ => None,
+        })
+        .collect();
+    assert!(splits.len() >= 2, "{splits:?}");
+    assert!(splits.iter().all(|&(bytes, limit)| bytes > limit));
+    let done: Vec<(u64, u64, u64, u64)> = ns
+        .iter()
+        .filter_map(|n| match n {
+            RingNote::RebalanceDone {
+                moved_keys,
+                moved_bytes,
+                ideal_keys,
+                ideal_bytes,
+                ..
+            } => Some((*moved_keys, *moved_bytes, *ideal_keys, *ideal_bytes)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done.len(), splits.len(), "every split's move finished");
+    for (keys, bytes, ideal_keys, ideal_bytes) in done {
+        assert_eq!(keys, ideal_keys);
+        assert!(bytes.abs_diff(ideal_bytes) <= 8, "{bytes} vs {ideal_bytes}");
+    }
+    let (v, ns) = dynamic_run(100_000);
+    assert!(v.is_empty(), "{v:?}");
+    assert!(!ns.iter().any(|n| matches!(n, RingNote::Split { .. })));
+}

@@ -37,6 +37,8 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "ring/stale-read" => "course/ring/stale-read.ron",
     "ring/join-under-load" => "course/ring/join-under-load.ron",
     "ring/leave" => "course/ring/leave.ron",
+    "ring/moved" => "course/ring/moved.ron",
+    "ring/dynamic-split" => "course/ring/dynamic-split.ron",
     "demo/token-ring" => "demo/token-ring.ron",
 };
 

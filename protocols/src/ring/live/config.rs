@@ -4,7 +4,8 @@
 //!
 //! The lesson's cluster is one line of RON: `(nodes: ["n0", "n1", "n2", "n3", "n4", "n5"])`
 //! (RF 3, W 2, R 2, 100 vnodes, MD5). Node names are ids into one table: ring members first, then
-//! spares (nodes that can `Join` later), then the coordinator.
+//! spares (nodes that can `Join` later), then the coordinator, then the clients (actors that
+//! route by a cached partition map, see `client`).
 
 use crate::ring::hash::HashFn;
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,14 @@ pub struct RingConfig {
     /// The coordinator's name (the lesson's `Coordinador`). Default "coord".
     #[serde(default = "default_coordinator")]
     pub coordinator: String,
+    /// Clients that route each request to the key's owner in their cached map and follow
+    /// `Moved` redirects (Redis Cluster's informed client). Default none.
+    #[serde(default)]
+    pub clients: Vec<String>,
+    /// How long after a rebalance ends the clients learn the new map (the push is delayed, as
+    /// gossip or a watch on ZooKeeper would be). Default 200 ms.
+    #[serde(default = "two_hundred")]
+    pub map_delay_ms: u64,
     /// Replication factor: copies of each key, on the next RF distinct nodes clockwise. Default 3.
     #[serde(default = "three")]
     pub rf: u32,
@@ -78,6 +87,14 @@ pub enum Scheme {
     /// A fixed number of partitions (`partitions`), `hash % P`; a newcomer steals whole
     /// partitions from the nodes holding the most (Riak, Redis Cluster's slots).
     Partitions,
+    /// Dynamic partitioning: one hash range at first; a range holding more than
+    /// `split_bytes` bytes of data splits at its midpoint and the upper half moves to the
+    /// least-loaded node (HBase, MongoDB). In RON: `Dynamic(split_bytes: 400)`.
+    Dynamic {
+        /// The size past which a range splits, in bytes (key, value and an 8-byte version per
+        /// key, as the streams count them).
+        split_bytes: u64,
+    },
 }
 
 /// Bug knobs: each breaks one rule, so a test or a student can see an invariant fire.
@@ -95,10 +112,18 @@ pub struct Bugs {
     /// (`read-your-latest-ack` fires when the homes come back before the hint).
     #[serde(default)]
     pub count_standin_acks: bool,
+    /// A node serves a client's request for a key it no longer owns, as the owner it was in
+    /// the previous map, instead of answering `Moved`; its writes number past the real
+    /// owner's, which then numbers a write below a confirmed one (`no-acked-write-lost`).
+    #[serde(default)]
+    pub ignore_moved: bool,
 }
 
 fn default_coordinator() -> String {
     "coord".into()
+}
+fn two_hundred() -> u64 {
+    200
 }
 fn three() -> u32 {
     3
@@ -135,6 +160,8 @@ impl RingConfig {
             nodes: (0..6).map(|i| format!("n{i}")).collect(),
             spares: Vec::new(),
             coordinator: default_coordinator(),
+            clients: Vec::new(),
+            map_delay_ms: 200,
             rf: 3,
             w: 2,
             r: 2,
@@ -152,12 +179,26 @@ impl RingConfig {
         }
     }
 
-    /// Every node name in `NodeId` order: members, spares, coordinator.
+    /// Every node name in `NodeId` order: members, spares, coordinator, clients.
     pub fn names(&self) -> Vec<String> {
         let mut names = self.nodes.clone();
         names.extend(self.spares.iter().cloned());
         names.push(self.coordinator.clone());
+        names.extend(self.clients.iter().cloned());
         names
+    }
+
+    /// The coordinator's index in [`RingConfig::names`].
+    pub fn coordinator_index(&self) -> usize {
+        self.nodes.len() + self.spares.len()
+    }
+
+    /// The size threshold of the dynamic scheme (`None` under the others).
+    pub fn split_bytes(&self) -> Option<u64> {
+        match self.scheme {
+            Scheme::Dynamic { split_bytes } => Some(split_bytes),
+            _ => None,
+        }
     }
 
     /// Whether stand-in acks count toward W (sloppy quorum, or the bug that does it by mistake).
@@ -190,7 +231,9 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
         } else if !seen.insert(name.clone()) {
             problems.push(problem(
                 &format!("\"{name}\""),
-                format!("\"{name}\" is listed twice (nodes, spares, coordinator): rename one"),
+                format!(
+                    "\"{name}\" is listed twice (nodes, spares, coordinator, clients): rename one"
+                ),
             ));
         }
     }
@@ -236,6 +279,7 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
         ("hint_retry_ms", config.hint_retry_ms),
         ("bandwidth_bytes_per_s", config.bandwidth_bytes_per_s),
         ("chunk_bytes", config.chunk_bytes),
+        ("split_bytes", config.split_bytes().unwrap_or(1)),
     ];
     for (field, v) in positive {
         if v == 0 {
@@ -244,6 +288,12 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
                 format!("`{field}` is 0: it must be positive (see the defaults in FORMAT.md)"),
             ));
         }
+    }
+    if config.split_bytes().is_some() && !config.clients.is_empty() {
+        problems.push(problem(
+            "clients",
+            "the dynamic scheme sizes ranges from the coordinator's writes, and clients write through the storage nodes: drop `clients` or use Vnodes or Partitions".into(),
+        ));
     }
     problems
 }

@@ -8,7 +8,13 @@
 //! replica that answered with an older one (read repair). During a rebalance, writes go to the
 //! homes of both maps and need W acks in each; reads use the old map until every source has
 //! streamed its keys, then the new one.
+//!
+//! The same quorum machine serves clients: a storage node that owns a key coordinates a
+//! client's request for it (see `serve`), with `Asker` naming the client to answer. Under the
+//! dynamic scheme the coordinator also sizes the ranges from the writes it numbers and splits a
+//! range that passes `split_bytes` (see `split`).
 
+use crate::ring::live::client::load_op;
 use crate::ring::live::map::{Change, Map};
 use crate::ring::live::msg::{Entry, RingCommand, RingMsg, RingTimer, Versioned};
 use crate::ring::live::node::RingNode;
@@ -20,11 +26,11 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, Default, Hash)]
 pub struct Coord {
     /// Per key: the last version given and the entry's size in bytes.
-    versions: BTreeMap<String, (u64, u64)>,
+    pub(crate) versions: BTreeMap<String, (u64, u64)>,
     next_req: u64,
     writes: BTreeMap<u64, WriteOp>,
     reads: BTreeMap<u64, ReadOp>,
-    rebalance: Option<Rebalancing>,
+    pub(crate) rebalance: Option<Rebalancing>,
     load: Option<LoadGen>,
 }
 
@@ -36,14 +42,24 @@ impl Coord {
         self.load = None;
     }
 
+    /// Whether a rebalance is under way (on the coordinator).
+    pub(crate) fn rebalancing(&self) -> bool {
+        self.rebalance.is_some()
+    }
+
     fn req(&mut self) -> u64 {
         self.next_req += 1;
         self.next_req
     }
 }
 
+/// Who asked for an operation and must hear the answer: a client and its request number
+/// (`None`: a scenario command on the coordinator, answered in the notes only).
+pub(crate) type Asker = Option<(NodeId, u64)>;
+
 #[derive(Clone, Debug, Hash)]
 struct WriteOp {
+    client: Asker,
     key: String,
     data: Versioned,
     /// Home sets that must each reach W: one normally, old and new during a rebalance.
@@ -54,12 +70,19 @@ struct WriteOp {
     standins: BTreeMap<NodeId, NodeId>,
     /// Homes whose stand-in acked (counted only under a sloppy quorum).
     covered: BTreeMap<NodeId, NodeId>,
+    /// A node whose ack is required besides the quorums: the key's next owner while a client
+    /// write runs during a rebalance, so the owner-to-be holds every version it will number
+    /// after.
+    must: Option<NodeId>,
+    /// Nodes in placement order past the homes, where stand-ins are picked.
+    walk: Vec<NodeId>,
     confirmed: bool,
     round: u8,
 }
 
 #[derive(Clone, Debug, Hash)]
 struct ReadOp {
+    client: Asker,
     key: String,
     homes: Vec<NodeId>,
     replies: BTreeMap<NodeId, u64>,
@@ -69,15 +92,25 @@ struct ReadOp {
 }
 
 #[derive(Clone, Debug, Hash)]
-struct Rebalancing {
-    next: Map,
+pub(crate) struct Rebalancing {
+    pub(crate) next: Map,
     started: Instant,
     waiting: BTreeSet<NodeId>,
     participants: Vec<NodeId>,
     moved_keys: u64,
     moved_bytes: u64,
-    ideal_keys: u64,
-    ideal_bytes: u64,
+    /// The data set as the sources report it: keys and bytes each was the first home of.
+    owned: (u64, u64),
+    ideal: Ideal,
+}
+
+/// What a move is measured against.
+#[derive(Clone, Copy, Debug, Hash)]
+pub(crate) enum Ideal {
+    /// A join or a leave: RF/`share` of the data set (the sources report its size).
+    Share(u64),
+    /// A split: (keys, bytes) known when it started.
+    Fixed(u64, u64),
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -93,7 +126,7 @@ impl RingNode {
         Duration::from_millis(self.cfg.rpc_timeout_ms)
     }
 
-    fn names_of(&self, ids: &[NodeId]) -> Vec<String> {
+    pub(crate) fn names_of(&self, ids: &[NodeId]) -> Vec<String> {
         ids.iter().map(|&id| self.name_of(id)).collect()
     }
 
@@ -104,7 +137,7 @@ impl RingNode {
     }
 
     pub(crate) fn coord_command(&mut self, ctx: &mut Context<'_, Self>, command: RingCommand) {
-        if self.coord.is_none() {
+        if !self.is_main() {
             return;
         }
         match command {
@@ -131,17 +164,38 @@ impl RingNode {
 
     // ----- writes ---------------------------------------------------------------------------
 
+    /// A scenario's write on the coordinator: its map's homes, and the next map's during a
+    /// rebalance; then, under the dynamic scheme, a split if the key's range grew too big.
     fn put(&mut self, ctx: &mut Context<'_, Self>, key: String, value: String) {
-        let homes = self.map.homes(&key);
-        let next_homes = self
+        let next = self
             .coord
             .as_ref()
             .and_then(|c| c.rebalance.as_ref())
-            .map(|r| r.next.homes(&key));
+            .map(|r| r.next.clone());
+        let map = self.map.clone();
+        self.start_write(ctx, (key, value), &map, next.as_ref(), None, None);
+        self.maybe_split(ctx);
+    }
+
+    /// Starts a write of `key = value` to its homes in `map` (and in `next`, W acks in each),
+    /// numbered one past the newest version this node gave or holds.
+    pub(crate) fn start_write(
+        &mut self,
+        ctx: &mut Context<'_, Self>,
+        (key, value): (String, String),
+        map: &Map,
+        next: Option<&Map>,
+        must: Option<NodeId>,
+        client: Asker,
+    ) {
+        let homes = map.homes(&key);
+        let next_homes = next.map(|m| m.homes(&key));
+        let walk = next.unwrap_or(map).walk(&key, self.names.len());
+        let held = self.store.get(&key).map_or(0, |d| d.version);
         let c = self.coord.as_mut().expect("coordinator");
         let req = c.req();
         let slot = c.versions.entry(key.clone()).or_insert((0, 0));
-        slot.0 += 1;
+        slot.0 = slot.0.max(held) + 1;
         let data = Versioned {
             version: slot.0,
             value,
@@ -156,6 +210,11 @@ impl RingNode {
         if let Some(next) = next_homes {
             targets.extend(next.iter().filter(|n| !quorums[0].contains(n)));
             quorums.push(next);
+        }
+        if let Some(m) = must
+            && !targets.contains(&m)
+        {
+            targets.push(m);
         }
         ctx.note(RingNote::WriteStarted {
             key: key.clone(),
@@ -174,6 +233,7 @@ impl RingNode {
             ctx.send(to, msg);
         }
         let op = WriteOp {
+            client,
             key,
             data,
             quorums,
@@ -181,6 +241,8 @@ impl RingNode {
             acked: BTreeSet::new(),
             standins: BTreeMap::new(),
             covered: BTreeMap::new(),
+            must,
+            walk,
             confirmed: false,
             round: 0,
         };
@@ -190,6 +252,34 @@ impl RingNode {
             .writes
             .insert(req, op);
         ctx.set_timer(RingTimer::Request(req), self.timeout());
+    }
+
+    /// The map moves to `next` while writes are in flight: each is also sent to its new homes
+    /// and needs W acks there too, so no write sent under the old map misses the stream.
+    pub(crate) fn extend_writes(&mut self, ctx: &mut Context<'_, Self>, next: &Map) {
+        let nodes = self.names.len();
+        let Some(c) = self.coord.as_mut() else { return };
+        for (&req, op) in c.writes.iter_mut() {
+            let homes = next.homes(&op.key);
+            for &to in &homes {
+                if op.targets.contains(&to) {
+                    continue;
+                }
+                op.targets.push(to);
+                let msg = RingMsg::Store {
+                    req,
+                    key: op.key.clone(),
+                    data: op.data.clone(),
+                    hint_for: None,
+                    repair: false,
+                };
+                ctx.send(to, msg);
+            }
+            if !op.quorums.contains(&homes) {
+                op.quorums.push(homes);
+            }
+            op.walk = next.walk(&op.key, nodes);
+        }
     }
 
     pub(crate) fn on_store_ack(
@@ -223,10 +313,20 @@ impl RingNode {
             .quorums
             .iter()
             .all(|q| q.iter().filter(|h| counts(h)).count() >= w)
+            || op.must.is_some_and(|m| !op.acked.contains(&m))
         {
             return;
         }
         op.confirmed = true;
+        if let Some((client, id)) = op.client {
+            let reply = RingMsg::Reply {
+                id,
+                ok: true,
+                version: op.data.version,
+                value: String::new(),
+            };
+            ctx.send(client, reply);
+        }
         let mut by = Vec::new();
         let mut standins = Vec::new();
         for home in &op.targets {
@@ -263,12 +363,6 @@ impl RingNode {
     fn write_timeout(&mut self, ctx: &mut Context<'_, Self>, req: u64) {
         let w = self.cfg.w;
         let rf = self.cfg.rf as usize;
-        let nodes = self.names.len();
-        let map = self
-            .coord
-            .as_ref()
-            .and_then(|c| c.rebalance.as_ref())
-            .map_or_else(|| self.map.clone(), |r| r.next.clone());
         let Some(c) = self.coord.as_mut() else { return };
         let Some(op) = c.writes.get_mut(&req) else {
             return;
@@ -281,8 +375,9 @@ impl RingNode {
                 .filter(|t| !op.acked.contains(t))
                 .copied()
                 .collect();
-            let walk = map.walk(&op.key, nodes);
-            let mut spare = walk
+            let mut spare = op
+                .walk
+                .clone()
                 .into_iter()
                 .skip(rf)
                 .filter(|n| !op.targets.contains(n));
@@ -314,6 +409,15 @@ impl RingNode {
         }
         let op = c.writes.remove(&req).expect("present");
         if !op.confirmed {
+            if let Some((client, id)) = op.client {
+                let reply = RingMsg::Reply {
+                    id,
+                    ok: false,
+                    version: op.data.version,
+                    value: String::new(),
+                };
+                ctx.send(client, reply);
+            }
             let acks = op.quorums[0]
                 .iter()
                 .filter(|h| op.acked.contains(h))
@@ -331,6 +435,17 @@ impl RingNode {
 
     fn get(&mut self, ctx: &mut Context<'_, Self>, key: String) {
         let homes = self.map.homes(&key);
+        self.start_read(ctx, key, homes, None);
+    }
+
+    /// Starts a read of `key` from `homes`, answered at R replies.
+    pub(crate) fn start_read(
+        &mut self,
+        ctx: &mut Context<'_, Self>,
+        key: String,
+        homes: Vec<NodeId>,
+        client: Asker,
+    ) {
         let c = self.coord.as_mut().expect("coordinator");
         let req = c.req();
         ctx.note(RingNote::ReadStarted {
@@ -349,6 +464,7 @@ impl RingNode {
         c.reads.insert(
             req,
             ReadOp {
+                client,
                 key,
                 homes,
                 replies: BTreeMap::new(),
@@ -386,6 +502,15 @@ impl RingNode {
         if !op.answered && op.replies.len() >= r {
             op.answered = true;
             let best = op.best.clone();
+            if let Some((client, id)) = op.client {
+                let reply = RingMsg::Reply {
+                    id,
+                    ok: true,
+                    version: best.as_ref().map_or(0, |b| b.version),
+                    value: best.as_ref().map_or(String::new(), |b| b.value.clone()),
+                };
+                ctx.send(client, reply);
+            }
             ctx.note(RingNote::ReadResult {
                 req,
                 key: op.key.clone(),
@@ -446,6 +571,15 @@ impl RingNode {
             return;
         };
         if !op.answered {
+            if let Some((client, id)) = op.client {
+                let reply = RingMsg::Reply {
+                    id,
+                    ok: false,
+                    version: 0,
+                    value: String::new(),
+                };
+                ctx.send(client, reply);
+            }
             ctx.note(RingNote::ReadFailed {
                 req,
                 key: op.key,
@@ -470,11 +604,9 @@ impl RingNode {
         if load.done < load.ops {
             ctx.set_timer(RingTimer::Load, Duration::from_millis(every));
         }
-        let key = format!("clave-{}", i % keys);
-        if i < keys || (i - keys) % 2 == 1 {
-            self.put(ctx, key, format!("valor-{i}"));
-        } else {
-            self.get(ctx, key);
+        match load_op(i, keys) {
+            (key, Some(value)) => self.put(ctx, key, value),
+            (key, None) => self.get(ctx, key),
         }
     }
 
@@ -521,10 +653,6 @@ impl RingNode {
             Change::Leave(id)
         };
         let next = self.map.after(change);
-        let mut participants = self.map.members();
-        participants.extend(next.members());
-        participants.sort();
-        participants.dedup();
         let epoch = next.epoch();
         ctx.note(RingNote::OwnershipChanged {
             epoch,
@@ -533,17 +661,22 @@ impl RingNode {
             members: self.names_of(&next.members()),
         });
         // The ideal: the new node's fair share of the copies (a join), or the leaver's.
-        let c = self.coord.as_ref().expect("coordinator");
-        let (copies, bytes) = c
-            .versions
-            .values()
-            .fold((0u64, 0u64), |(k, b), &(_, size)| (k + 1, b + size));
-        let rf = u64::from(self.cfg.rf);
         let share = if join {
             next.members().len()
         } else {
             self.map.members().len()
         } as u64;
+        self.begin(ctx, next, Ideal::Share(share));
+    }
+
+    /// Starts moving to `next`: tells the nodes of both maps, sends writes in flight to their
+    /// new homes too, and waits for every source; `ideal` is what to report the move against.
+    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, ideal: Ideal) {
+        let mut participants = self.map.members();
+        participants.extend(next.members());
+        participants.sort();
+        participants.dedup();
+        let (epoch, change) = (next.epoch(), next.last_change());
         for &to in &participants {
             ctx.send(to, RingMsg::Rebalance { epoch, change });
         }
@@ -551,6 +684,7 @@ impl RingNode {
             RingTimer::RebalanceRetry,
             Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
         );
+        self.extend_writes(ctx, &next);
         let c = self.coord.as_mut().expect("coordinator");
         c.rebalance = Some(Rebalancing {
             next,
@@ -559,8 +693,8 @@ impl RingNode {
             participants,
             moved_keys: 0,
             moved_bytes: 0,
-            ideal_keys: copies * rf / share,
-            ideal_bytes: bytes * rf / share,
+            owned: (0, 0),
+            ideal,
         });
     }
 
@@ -584,8 +718,8 @@ impl RingNode {
         ctx: &mut Context<'_, Self>,
         from: NodeId,
         epoch: u64,
-        keys: u64,
-        bytes: u64,
+        (keys, bytes): (u64, u64),
+        owned: (u64, u64),
     ) {
         let Some(c) = self.coord.as_mut() else { return };
         let Some(r) = c.rebalance.as_mut() else {
@@ -596,22 +730,44 @@ impl RingNode {
         }
         r.moved_keys += keys;
         r.moved_bytes += bytes;
+        r.owned = (r.owned.0 + owned.0, r.owned.1 + owned.1);
         if !r.waiting.is_empty() {
             return;
         }
         let r = c.rebalance.take().expect("present");
         ctx.cancel_timer(RingTimer::RebalanceRetry);
+        let rf = u64::from(self.cfg.rf);
+        let (ideal_keys, ideal_bytes) = match r.ideal {
+            Ideal::Share(share) => (r.owned.0 * rf / share, r.owned.1 * rf / share),
+            Ideal::Fixed(keys, bytes) => (keys, bytes),
+        };
         ctx.note(RingNote::RebalanceDone {
             epoch,
             moved_keys: r.moved_keys,
             moved_bytes: r.moved_bytes,
-            ideal_keys: r.ideal_keys,
-            ideal_bytes: r.ideal_bytes,
+            ideal_keys,
+            ideal_bytes,
             took_ms: ctx.now().saturating_since(r.started).as_millis(),
         });
         for &to in &r.participants {
             ctx.send(to, RingMsg::Cleanup { epoch });
         }
         self.map = r.next;
+        if !self.cfg.clients.is_empty() {
+            ctx.set_timer(
+                RingTimer::MapPush,
+                Duration::from_millis(self.cfg.map_delay_ms),
+            );
+        }
+        self.maybe_split(ctx);
+    }
+
+    /// `map_delay_ms` after a rebalance: the clients get the map in force.
+    pub(crate) fn on_map_push(&mut self, ctx: &mut Context<'_, Self>) {
+        let log = self.map.log().to_vec();
+        for i in self.cfg.coordinator_index() + 1..self.names.len() {
+            let msg = RingMsg::MapUpdate { log: log.clone() };
+            ctx.send(NodeId(i as u32), msg);
+        }
     }
 }

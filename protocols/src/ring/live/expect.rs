@@ -2,7 +2,9 @@
 //!
 //! In RON: `Read(key: "usuario:7", value: "Ada B.", version: 2)` (the key's last read),
 //! `Acked(key: "usuario:7", version: 2)`, `HintDelivered(key: "usuario:7", to: "n3")`,
-//! `Holds(node: "n3", key: "usuario:7", version: 2)` (the node's final store) and `Rebalanced`.
+//! `Holds(node: "n3", key: "usuario:7", version: 2)` (the node's final store), `Rebalanced`,
+//! `Redirected(client: "c1", at_least: 1)`, `MapLearned(client: "c1", epoch: 1)` and
+//! `Splits(at_least: 1)`.
 
 use crate::ring::live::RingNode;
 use crate::ring::live::notes::RingNote;
@@ -46,6 +48,25 @@ pub enum RingExpect {
     },
     /// A rebalance finished.
     Rebalanced,
+    /// Client `client` was redirected (`Moved`) at least `at_least` times.
+    Redirected {
+        /// The client.
+        client: String,
+        /// The fewest redirects expected.
+        at_least: u32,
+    },
+    /// Client `client` learned the map of `epoch`.
+    MapLearned {
+        /// The client.
+        client: String,
+        /// The epoch.
+        epoch: u64,
+    },
+    /// At least `at_least` ranges split (dynamic scheme).
+    Splits {
+        /// The fewest splits expected.
+        at_least: u32,
+    },
 }
 
 fn notes<'a>(outcome: &'a Outcome<'_, RingNode>) -> impl Iterator<Item = (&'a str, &'a RingNote)> {
@@ -134,6 +155,38 @@ pub fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<Str
                 _ => None,
             })
             .ok_or_else(|| "expected a rebalance to finish, but none did".into()),
+        RingExpect::Redirected { client, at_least } => {
+            let got = notes(outcome)
+                .filter(|(_, n)| matches!(n, RingNote::Redirected { client: c, .. } if c == client))
+                .count() as u32;
+            if got >= *at_least {
+                Ok(format!("{client} was redirected {got} times"))
+            } else {
+                Err(format!(
+                    "expected {client} redirected at least {at_least} times, but it was {got} times"
+                ))
+            }
+        }
+        RingExpect::MapLearned { client, epoch } => {
+            let found = notes(outcome).any(|(_, n)| {
+                matches!(n, RingNote::MapLearned { client: c, epoch: e } if c == client && e == epoch)
+            });
+            if found {
+                Ok(format!("{client} learned the map of epoch {epoch}"))
+            } else {
+                Err(format!("expected {client} to learn the map of epoch {epoch}, but it did not"))
+            }
+        }
+        RingExpect::Splits { at_least } => {
+            let got = notes(outcome)
+                .filter(|(_, n)| matches!(n, RingNote::Split { .. }))
+                .count() as u32;
+            if got >= *at_least {
+                Ok(format!("{got} ranges split"))
+            } else {
+                Err(format!("expected at least {at_least} splits, but there were {got}"))
+            }
+        }
     }
 }
 
@@ -142,6 +195,9 @@ pub fn expect_nodes(expect: &RingExpect) -> Vec<String> {
     match expect {
         RingExpect::HintDelivered { to, .. } => vec![to.clone()],
         RingExpect::Holds { node, .. } => vec![node.clone()],
+        RingExpect::Redirected { client, .. } | RingExpect::MapLearned { client, .. } => {
+            vec![client.clone()]
+        }
         _ => Vec::new(),
     }
 }

@@ -3,11 +3,14 @@
 //!
 //! - `no-acked-write-lost`: a confirmed version (or a newer one) is always held by some node;
 //!   checked whenever a copy is dropped and at the end. Storage is durable, so crashes never
-//!   fire it; a rebalance that deletes too early does.
+//!   fire it; a rebalance that deletes too early does. A write numbered at or below a version
+//!   of its key confirmed before it started is lost too, once confirmed: "the newest wins"
+//!   shadows it, so no read will return it (an owner that serves a key it no longer owns).
 //! - `read-your-latest-ack`: a read that starts after version v of its key was confirmed returns
 //!   v or newer. It holds when R + W > RF (the quorums overlap) and fires when they need not.
-//! - `ownership-total`: when a rebalance ends, every confirmed key has exactly RF distinct home
-//!   replicas on the ring, and one of them holds its confirmed version.
+//! - `ownership-total`: when a rebalance (a join, a leave or a split) ends, every confirmed key
+//!   has exactly RF distinct home replicas on the ring, and one of them holds its confirmed
+//!   version.
 //! - `hints-delivered`: at the end, no hint is still held for a home replica that has been up
 //!   long enough to receive it (a few handoff retries).
 
@@ -103,6 +106,8 @@ fn note(record: &Record<RingNode>) -> Option<&RingNote> {
 #[derive(Clone, Debug, Default)]
 pub struct NoAckedWriteLost {
     ledger: Ledger,
+    /// (key, version) of writes that started at or below a confirmed version of their key.
+    shadowed: BTreeMap<(String, u64), u64>,
 }
 
 impl Invariant<RingNode> for NoAckedWriteLost {
@@ -111,6 +116,24 @@ impl Invariant<RingNode> for NoAckedWriteLost {
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let Some(n) = note(record) else { return Ok(()) };
+        if let RingNote::WriteStarted { key, version, .. } = n {
+            let acked = self.ledger.acked(key);
+            if *version <= acked {
+                self.shadowed.insert((key.clone(), *version), acked);
+            }
+        }
+        if let RingNote::Acked {
+            key,
+            version,
+            value,
+            ..
+        } = n
+            && let Some(above) = self.shadowed.remove(&(key.clone(), *version))
+        {
+            return Err(format!(
+                "{key} v{version} '{value}' was confirmed, but v{above} was confirmed before it started: the newer version shadows it and no read will return it"
+            ));
+        }
         self.ledger.observe(n);
         if let RingNote::Deleted { key, node, .. } = n
             && let Some(why) = self.ledger.lost(key)
@@ -137,7 +160,8 @@ impl Invariant<RingNode> for NoAckedWriteLost {
 #[derive(Clone, Debug, Default)]
 pub struct ReadYourLatestAck {
     acked: BTreeMap<String, u64>,
-    started: BTreeMap<u64, u64>,
+    /// (coordinating node, request) -> the floor: storage nodes number their requests too.
+    started: BTreeMap<(String, u64), u64>,
 }
 
 impl Invariant<RingNode> for ReadYourLatestAck {
@@ -145,6 +169,10 @@ impl Invariant<RingNode> for ReadYourLatestAck {
         "read-your-latest-ack"
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        let node = match &record.event {
+            Event::Note { node, .. } => node.to_string(),
+            _ => String::new(),
+        };
         match note(record) {
             Some(RingNote::Acked { key, version, .. }) => {
                 let a = self.acked.entry(key.clone()).or_default();
@@ -152,7 +180,7 @@ impl Invariant<RingNode> for ReadYourLatestAck {
             }
             Some(RingNote::ReadStarted { req, key }) => {
                 let floor = self.acked.get(key).copied().unwrap_or(0);
-                self.started.insert(*req, floor);
+                self.started.insert((node, *req), floor);
             }
             Some(RingNote::ReadResult {
                 req,
@@ -161,7 +189,7 @@ impl Invariant<RingNode> for ReadYourLatestAck {
                 from,
                 ..
             }) => {
-                let floor = self.started.remove(req).unwrap_or(0);
+                let floor = self.started.remove(&(node, *req)).unwrap_or(0);
                 if *version < floor {
                     return Err(format!(
                         "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {})",
@@ -206,6 +234,16 @@ impl Invariant<RingNode> for OwnershipTotal {
         let Some(n) = note(record) else { return Ok(()) };
         self.ledger.observe(n);
         match n {
+            RingNote::Split { at, to, .. } => {
+                let Some(pos) = self.names.iter().position(|x| x == to) else {
+                    return Err(format!("a range split to unknown node {to}"));
+                };
+                self.pending = Some(Change::Split {
+                    at: *at,
+                    to: NodeId(pos as u32),
+                });
+            }
+            RingNote::OwnershipChanged { change, .. } if change.starts_with("split") => {}
             RingNote::OwnershipChanged { change, node, .. } => {
                 let Some(pos) = self.names.iter().position(|x| x == node) else {
                     return Err(format!("ownership changed for unknown node {node}"));

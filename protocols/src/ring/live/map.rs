@@ -5,11 +5,13 @@
 //! over the shared placement code ([`crate::ring::placement`]), so the map travels as one
 //! `Change` per message and every holder computes the same owners. The replica set of a key is
 //! the scheme's `replicas(key, RF)`: on the ring, the next RF distinct physical nodes clockwise.
+//! Under the dynamic scheme a split is a change too (`Split`), so the map a client caches is
+//! the same log, shorter.
 
 use crate::ring::hash::HashFn;
 use crate::ring::keys::KeyRef;
 use crate::ring::live::config::{RingConfig, Scheme};
-use crate::ring::placement::{Member, Placement, Placer, SchemeKind, SchemeParams};
+use crate::ring::placement::{Member, Placement, Placer, SchemeKind, SchemeParams, SplitRanges};
 use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 use std::fmt;
@@ -22,6 +24,14 @@ pub enum Change {
     Join(NodeId),
     /// The node leaves the ring.
     Leave(NodeId),
+    /// Dynamic scheme: the range holding hash `at` splits so a new range starts at `at`, owned
+    /// by `to` (the upper half moves to `to` and the next nodes by index).
+    Split {
+        /// The first hash of the upper half.
+        at: u64,
+        /// Its new owner.
+        to: NodeId,
+    },
 }
 
 /// A partition map at an epoch: the placement after replaying `log` over the initial members.
@@ -41,19 +51,22 @@ impl Map {
         let members: Vec<Member> = (0..config.nodes.len())
             .map(|i| Member::new(i as u32, names[i].clone()))
             .collect();
-        let kind = match config.scheme {
-            Scheme::Vnodes => SchemeKind::Ring,
-            Scheme::Partitions => SchemeKind::Slots,
-        };
         let params = SchemeParams {
             hash_fn: config.hash,
             vnodes: config.vnodes,
             slots: config.partitions,
             space: (0, 0),
         };
+        let placer = match config.scheme {
+            Scheme::Vnodes => Placer::build(SchemeKind::Ring, &params, &members),
+            Scheme::Partitions => Placer::build(SchemeKind::Slots, &params, &members),
+            Scheme::Dynamic { .. } => {
+                Placer::Split(SplitRanges::new(members.iter().map(|m| m.id).collect()))
+            }
+        };
         Map {
             log: Vec::new(),
-            placer: Placer::build(kind, &params, &members),
+            placer,
             hash: config.hash,
             rf: config.rf as usize,
             names,
@@ -73,6 +86,11 @@ impl Map {
                 self.placer.join(&Member::new(id.0, name));
             }
             Change::Leave(id) => self.placer.leave(id.0),
+            Change::Split { at, to } => {
+                if let Placer::Split(p) = &mut self.placer {
+                    p.split(at, to.0);
+                }
+            }
         }
         self.log.push(change);
     }
@@ -94,7 +112,49 @@ impl Map {
         self.placer.nodes().contains(&id.0)
     }
 
-    fn key(&self, key: &str) -> u64 {
+    /// The map `log` leads to from `config`'s initial map (how a client rebuilds a pushed map).
+    pub fn replay(config: &RingConfig, log: &[Change]) -> Map {
+        let mut map = Map::initial(config);
+        for &change in log {
+            map.apply(change);
+        }
+        map
+    }
+
+    /// The changes since epoch 0, in order.
+    pub fn log(&self) -> &[Change] {
+        &self.log
+    }
+
+    /// Dynamic scheme: the range holding `key` as `(lo, hi, owner)`; `None` under the others.
+    pub fn range_of(&self, key: &str) -> Option<(u64, u64, NodeId)> {
+        match &self.placer {
+            Placer::Split(p) => {
+                let (lo, hi, owner) = p.range_of(self.key(key));
+                Some((lo, hi, NodeId(owner)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Dynamic scheme: where the range starting at `lo` would split (its midpoint).
+    pub fn midpoint(&self, lo: u64) -> Option<u64> {
+        match &self.placer {
+            Placer::Split(p) => p.midpoint(lo),
+            _ => None,
+        }
+    }
+
+    /// Dynamic scheme: how many ranges there are (0 under the others).
+    pub fn range_count(&self) -> usize {
+        match &self.placer {
+            Placer::Split(p) => p.ranges().len(),
+            _ => 0,
+        }
+    }
+
+    /// The hash of `key` (where it falls in a range).
+    pub fn key(&self, key: &str) -> u64 {
         self.hash.hash_str(key)
     }
 

@@ -32,19 +32,39 @@
 //! duration follows from its bytes and shows in the trace (`Streamed`). Meanwhile writes go to
 //! the homes of both maps (W acks in each) and reads use the old map; when every source has
 //! finished, reads switch and the nodes drop what they no longer home (`Cleanup`). The scheme is
-//! selectable: `Vnodes` (partitions proportional to nodes: the ring) or `Partitions` (a fixed
-//! table, a newcomer steals whole partitions). `RebalanceDone` reports keys and bytes moved
+//! selectable: `Vnodes` (partitions proportional to nodes: the ring), `Partitions` (a fixed
+//! table, a newcomer steals whole partitions) or `Dynamic` (below). `RebalanceDone` reports keys and bytes moved
 //! against the ideal, the newcomer's (or leaver's) fair share RF/N of the data.
 //!
-//! **Not modelled.** Text 000's third scheme (dynamic split at a size threshold) and clients
-//! with a cached, stale partition map redirected by `MOVED`: here the coordinator is the only
-//! router and holds the authoritative map. The map itself would need consensus or gossip in a
-//! real system (text 000, section 9); one coordinator orders the epochs here.
+//! **Routing.** Clients (`clients: ["c1"]`) are Redis Cluster's informed client ("cliente
+//! informado", text 000 section 9) on Dynamo's storage nodes: a client caches the partition
+//! map and sends each request straight to the key's owner, its first home replica, which
+//! coordinates the quorum as the coordinator would and answers the client ([`serve`],
+//! [`client`]). A node that does not own the key does not proxy it: it answers `Moved` with
+//! the owner in its map, and the client remembers that owner for the key and retries there (at
+//! most three redirects). The map reaches the clients only `map_delay_ms` after a rebalance
+//! ends, so for that long they are redirected. The owner numbers the key's writes one past the
+//! newest version it gave or holds; during a move the next owner must ack them, so versions
+//! keep growing when ownership passes. The `ignore_moved` knob has an old owner serve anyway.
+//!
+//! **Dynamic partitioning.** `Dynamic(split_bytes: N)` is text 000's second scheme: one hash
+//! range at first; the coordinator sizes ranges from the writes it numbers, and a range past N
+//! bytes splits at its midpoint, the upper half moving to the least-loaded node as a rebalance
+//! of its own (epoch, stream at the bandwidth, `RebalanceDone` against the ideal) ([`split`]).
+//!
+//! **Not modelled.** Merging ranges that shrink, and pre-splitting; clients together with the
+//! dynamic scheme (their writes bypass the coordinator that sizes the ranges; validation
+//! refuses the pair). Concurrent writers of one key: each key has one numbering owner at a
+//! time, and mixing the coordinator's `Put`/`Load` with clients' writes of the same keys would
+//! number them twice. The map itself would need consensus or gossip in a real system (text
+//! 000, section 9); one coordinator orders the epochs here, and pushes the map to the clients.
 //!
 //! Files: [`config`] (settings, knobs, validation), [`map`] (the map at an epoch), [`msg`],
-//! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`notes`],
+//! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`serve`] (owners
+//! serving clients), [`client`] (the client role), [`split`] (dynamic splits), [`notes`],
 //! [`invariants`], [`expect`], [`narrate`], [`protocol`].
 
+pub mod client;
 pub mod config;
 pub mod coord;
 pub mod expect;
@@ -55,6 +75,8 @@ pub mod narrate;
 pub mod node;
 pub mod notes;
 pub mod protocol;
+pub mod serve;
+pub mod split;
 #[cfg(test)]
 mod tests;
 

@@ -3,7 +3,9 @@
 //!
 //! Replica traffic (`Store`/`StoreAck`, `Read`/`ReadReply`) is the lesson's `guardar`/`leer`
 //! turned into messages; `Handoff` is hinted handoff; `Rebalance`, `Transfer`, `StreamDone` and
-//! `Cleanup` are a membership change carried out over the network.
+//! `Cleanup` are a membership change carried out over the network. `Request`, `Reply` and
+//! `Moved` are a client's traffic with the node it believes owns a key; `MapUpdate` is the
+//! partition map reaching the clients, late.
 
 use crate::ring::live::map::Change;
 use serde::{Deserialize, Serialize};
@@ -117,11 +119,50 @@ pub enum RingMsg {
         keys: u64,
         /// Bytes sent.
         bytes: u64,
+        /// Keys and bytes this node was the first old home of (the coordinator sums them into
+        /// the data set's size, for the ideal: it does not see the clients' writes).
+        owned: (u64, u64),
     },
     /// Coordinator to the nodes: the move is over; drop the keys you no longer home.
     Cleanup {
         /// The epoch.
         epoch: u64,
+    },
+    /// Client to the node it believes owns `key`: write `value` (`Some`) or read it (`None`).
+    Request {
+        /// The request's number at the client.
+        id: u64,
+        /// The key.
+        key: String,
+        /// The value to write; `None` for a read.
+        value: Option<String>,
+    },
+    /// Owner to client: the answer (`ok: false`: the quorum was not reached in time).
+    Reply {
+        /// The client's request number.
+        id: u64,
+        /// Whether the write was confirmed or the read reached R replies.
+        ok: bool,
+        /// The version written or read (0: not found).
+        version: u64,
+        /// The value read ("" for a write or not found).
+        value: String,
+    },
+    /// A node to a client: I do not own `key` at `epoch`; `owner` does (Redis Cluster's MOVED).
+    Moved {
+        /// The client's request number.
+        id: u64,
+        /// The key.
+        key: String,
+        /// The epoch of the map the node answered from.
+        epoch: u64,
+        /// The key's owner in that map.
+        owner: NodeId,
+    },
+    /// Coordinator to the clients: the partition map, as its log of changes.
+    MapUpdate {
+        /// Every change since epoch 0.
+        log: Vec<Change>,
     },
 }
 
@@ -138,6 +179,10 @@ impl Message for RingMsg {
         "TransferAck",
         "StreamDone",
         "Cleanup",
+        "Request",
+        "Reply",
+        "Moved",
+        "MapUpdate",
     ];
 
     fn kind(&self) -> &'static str {
@@ -153,6 +198,10 @@ impl Message for RingMsg {
             RingMsg::TransferAck { .. } => "TransferAck",
             RingMsg::StreamDone { .. } => "StreamDone",
             RingMsg::Cleanup { .. } => "Cleanup",
+            RingMsg::Request { .. } => "Request",
+            RingMsg::Reply { .. } => "Reply",
+            RingMsg::Moved { .. } => "Moved",
+            RingMsg::MapUpdate { .. } => "MapUpdate",
         }
     }
 }
@@ -172,9 +221,15 @@ pub enum RingTimer {
     Load,
     /// Coordinator: ask the nodes that have not finished a rebalance again.
     RebalanceRetry,
+    /// Coordinator: `map_delay_ms` after a rebalance ended, push the map to the clients.
+    MapPush,
+    /// Client: the next operation of a `Load`.
+    ClientLoad,
+    /// Client: request `id` got no answer in time.
+    ClientTimeout(u64),
 }
 
-/// What a scenario tells the coordinator to do.
+/// What a scenario tells the coordinator (or a client: `Put`, `Get` and `Load`) to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RingCommand {
     /// Write `value` under `key` (the coordinator gives it the key's next version).

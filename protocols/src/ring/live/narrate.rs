@@ -1,5 +1,6 @@
 //! The story of a live-ring run, one line per note, in English or in the lesson's Spanish
-//! (réplica, quórum, clave, hinted handoff, "repara las rezagadas").
+//! (réplica, quórum, clave, partición, reequilibrado, hinted handoff, "repara las rezagadas";
+//! MOVED stays MOVED).
 //!
 //! For example `write usuario:7 = 'Ada' v1 confirmed by n3, n4 (W=2)` /
 //! `escritura usuario:7 = 'Ada' v1 confirmada por n3, n4 (W=2)`. Sends, deliveries and faults are
@@ -18,7 +19,7 @@ fn via(v: Via, lang: Lang) -> &'static str {
         (Via::Repair, Lang::En) => "read repair",
         (Via::Repair, Lang::Es) => "reparación en lectura",
         (Via::Stream, Lang::En) => "rebalance stream",
-        (Via::Stream, Lang::Es) => "traspaso de rebalanceo",
+        (Via::Stream, Lang::Es) => "traspaso de reequilibrado",
     }
 }
 
@@ -161,7 +162,10 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
             false => format!("epoch {epoch}: {change}; ring now {}", members.join(", ")),
             true => format!(
                 "época {epoch}: {}; anillo: {}",
-                change.replace("join", "entra").replace("leave", "sale"),
+                change
+                    .replace("join", "entra")
+                    .replace("leave", "sale")
+                    .replace("split at", "división en"),
                 members.join(", ")
             ),
         },
@@ -190,8 +194,65 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                 "rebalance to epoch {epoch} done in {took_ms} ms: moved {moved_keys} keys / {moved_bytes} bytes; ideal {ideal_keys} keys / {ideal_bytes} bytes"
             ),
             true => format!(
-                "rebalanceo a la época {epoch} terminado en {took_ms} ms: movidas {moved_keys} claves / {moved_bytes} bytes; ideal {ideal_keys} claves / {ideal_bytes} bytes"
+                "reequilibrado a la época {epoch} terminado en {took_ms} ms: movidas {moved_keys} claves / {moved_bytes} bytes; ideal {ideal_keys} claves / {ideal_bytes} bytes"
             ),
+        },
+        N::Split {
+            epoch,
+            lo,
+            hi,
+            at,
+            keys,
+            bytes,
+            limit,
+            from,
+            to,
+        } => match es {
+            false => format!(
+                "partition {lo:016x}..{hi:016x} of {from} holds {keys} keys / {bytes} bytes > {limit}: splits at {at:016x}; the upper half moves to {to} (epoch {epoch})"
+            ),
+            true => format!(
+                "la partición {lo:016x}..{hi:016x} de {from} ocupa {keys} claves / {bytes} bytes > {limit}: se divide en {at:016x}; la mitad superior pasa a {to} (época {epoch})"
+            ),
+        },
+        N::Redirected {
+            key,
+            from,
+            to,
+            epoch,
+            attempt,
+            ..
+        } => match es {
+            false => format!(
+                "MOVED: {from} does not own {key} (its map: epoch {epoch}); retry at {to} (redirect {attempt})"
+            ),
+            true => format!(
+                "MOVED: {from} no es dueño de la clave {key} (su mapa: época {epoch}); reintento en {to} (redirección {attempt})"
+            ),
+        },
+        N::MapLearned { epoch, .. } => match es {
+            false => format!("learns the partition map of epoch {epoch}"),
+            true => format!("aprende el mapa de particiones de la época {epoch}"),
+        },
+        N::Answered {
+            key,
+            write,
+            ok,
+            version,
+            value,
+            node,
+            ..
+        } => match (es, write, ok) {
+            (false, _, false) => format!("{node} could not reach the quorum for {key}"),
+            (true, _, false) => format!("{node} no alcanza el quórum para la clave {key}"),
+            (false, true, true) => format!("{node} confirms write {key} v{version}"),
+            (true, true, true) => format!("{node} confirma la escritura {key} v{version}"),
+            (false, false, true) => format!("{node} answers {key} -> ('{value}', {version})"),
+            (true, false, true) => format!("{node} responde {key} -> ('{value}', {version})"),
+        },
+        N::GaveUp { key, reason, .. } => match es {
+            false => format!("gives up {key}: {reason}"),
+            true => format!("abandona la clave {key}: {reason}"),
         },
         N::Refused { command, reason } => match es {
             false => format!("refused '{command}': {reason}"),

@@ -1,11 +1,14 @@
 //! The live ring's actor: every node is a storage node (the lesson's `Nodo`: a durable store
-//! and, as a stand-in, hints), and one is also the coordinator (see `coord`).
+//! and, as a stand-in, hints), and one is also the coordinator (see `coord`); storage nodes
+//! coordinate the client requests for keys they own (see `serve`), and the clients are nodes
+//! with the client role only (see `client`).
 //!
 //! Storage is deliberately dumb, as in listing 9.16: it keeps the newest version it is given
 //! ("gana la más nueva"), answers reads, hands hints to their home replicas until they
 //! acknowledge, and, during a rebalance, streams the keys it owes to their new homes at the
 //! configured bandwidth. Everything in a storage node is durable: a crash loses nothing.
 
+use crate::ring::live::client::Client;
 use crate::ring::live::config::RingConfig;
 use crate::ring::live::coord::Coord;
 use crate::ring::live::map::Map;
@@ -21,18 +24,25 @@ pub struct RingNode {
     pub(crate) cfg: Arc<RingConfig>,
     pub(crate) names: Arc<Vec<String>>,
     pub(crate) id: NodeId,
-    /// This node's partition map (the coordinator's: the map reads use).
+    /// This node's partition map (the coordinator's: the map reads use; a storage node's: the
+    /// newest it was told of; a client's: its cached map).
     pub(crate) map: Map,
+    /// The map before the last change a storage node was told of.
+    pub(crate) old: Option<Map>,
+    /// Between a `Rebalance` and its `Cleanup`: the old map still serves.
+    pub(crate) moving: bool,
     /// Durable store: key -> newest version kept.
     pub(crate) store: BTreeMap<String, Versioned>,
     /// Durable hints kept as a stand-in: (home replica, key) -> version.
     pub(crate) hints: BTreeMap<(NodeId, String), Versioned>,
     /// The stream this node owes for the epoch being rebalanced to.
     pub(crate) outgoing: Option<Outgoing>,
-    /// The last epoch whose stream finished, with (keys, bytes) sent.
-    pub(crate) streamed: (u64, u64, u64),
-    /// The coordinator role, on the coordinator only.
+    /// The last epoch whose stream finished, with (keys, bytes) sent and (keys, bytes) owned.
+    pub(crate) streamed: (u64, u64, u64, (u64, u64)),
+    /// The quorum machine: the coordinator's, and each storage node's for client requests.
     pub(crate) coord: Option<Coord>,
+    /// The client role, on clients only.
+    pub(crate) client: Option<Client>,
 }
 
 /// A rebalancing stream: chunks of keys for their new homes, sent one at a time, each after
@@ -46,23 +56,29 @@ pub(crate) struct Outgoing {
     unacked: BTreeSet<u64>,
     keys: u64,
     bytes: u64,
+    owned: (u64, u64),
 }
 
 impl RingNode {
-    /// Node `id` of `config` (the last name is the coordinator).
+    /// Node `id` of `config` (see [`RingConfig::names`] for the order of roles).
     pub fn new(config: &RingConfig, id: NodeId) -> RingNode {
         let names = config.names();
-        let coord = (id.index() == names.len() - 1).then(Coord::default);
+        let is_client = id.index() > config.coordinator_index();
+        let coord = (!is_client).then(Coord::default);
+        let client = is_client.then(Client::default);
         RingNode {
             cfg: Arc::new(config.clone()),
             names: Arc::new(names),
             id,
             map: Map::initial(config),
+            old: None,
+            moving: false,
             store: BTreeMap::new(),
             hints: BTreeMap::new(),
             outgoing: None,
-            streamed: (0, 0, 0),
+            streamed: (0, 0, 0, (0, 0)),
             coord,
+            client,
         }
     }
 
@@ -91,7 +107,20 @@ impl RingNode {
     }
 
     pub(crate) fn coordinator(&self) -> NodeId {
-        NodeId(self.names.len() as u32 - 1)
+        NodeId(self.cfg.coordinator_index() as u32)
+    }
+
+    /// Whether this node is the coordinator.
+    pub(crate) fn is_main(&self) -> bool {
+        self.id == self.coordinator()
+    }
+
+    /// The map this storage node serves clients by: the old one during a rebalance.
+    pub(crate) fn serving_map(&self) -> &Map {
+        match (&self.old, self.moving) {
+            (Some(old), true) => old,
+            _ => &self.map,
+        }
     }
 
     /// Keeps `data` for `key` if newer than what is there; notes it. True if kept.
@@ -195,11 +224,14 @@ impl RingNode {
         change: crate::ring::live::map::Change,
     ) {
         if epoch == self.streamed.0 && epoch > 0 {
-            let (_, keys, bytes) = self.streamed;
-            ctx.send(
-                self.coordinator(),
-                RingMsg::StreamDone { epoch, keys, bytes },
-            );
+            let (_, keys, bytes, owned) = self.streamed;
+            let msg = RingMsg::StreamDone {
+                epoch,
+                keys,
+                bytes,
+                owned,
+            };
+            ctx.send(self.coordinator(), msg);
             return;
         }
         if epoch != self.map.epoch() + 1 {
@@ -207,8 +239,13 @@ impl RingNode {
         }
         let old = self.map.clone();
         self.map.apply(change);
+        self.old = Some(old.clone());
+        self.moving = true;
+        let next = self.map.clone();
+        self.extend_writes(ctx, &next);
         // The first old home of a key streams it to each new home that lacks it.
         let mut owed: BTreeMap<NodeId, Vec<(String, u64)>> = BTreeMap::new();
+        let mut owned = (0, 0);
         for (key, data) in &self.store {
             let before = old.homes(key);
             if before.first() != Some(&self.id) {
@@ -219,6 +256,7 @@ impl RingNode {
                 data: data.clone(),
             }
             .bytes();
+            owned = (owned.0 + 1, owned.1 + bytes);
             for dest in self.map.homes(key) {
                 if !before.contains(&dest) {
                     owed.entry(dest).or_default().push((key.clone(), bytes));
@@ -247,6 +285,7 @@ impl RingNode {
             unacked: BTreeSet::new(),
             keys: 0,
             bytes: 0,
+            owned,
         };
         self.outgoing = Some(out);
         self.pace_next(ctx);
@@ -352,11 +391,12 @@ impl RingNode {
                 took_ms: ctx.now().saturating_since(out.started).as_millis(),
             });
         }
-        self.streamed = (out.epoch, out.keys, out.bytes);
+        self.streamed = (out.epoch, out.keys, out.bytes, out.owned);
         let msg = RingMsg::StreamDone {
             epoch: out.epoch,
             keys: out.keys,
             bytes: out.bytes,
+            owned: out.owned,
         };
         ctx.send(self.coordinator(), msg);
     }
@@ -375,6 +415,7 @@ impl RingNode {
         if epoch != self.map.epoch() {
             return;
         }
+        self.moving = false;
         let gone: Vec<String> = self
             .store
             .keys()
@@ -452,9 +493,26 @@ impl Actor for RingNode {
             RingMsg::Cleanup { epoch } => self.on_cleanup(ctx, epoch),
             RingMsg::StoreAck { req, hinted } => self.on_store_ack(ctx, from, req, hinted),
             RingMsg::ReadReply { req, data } => self.on_read_reply(ctx, from, req, data),
-            RingMsg::StreamDone { epoch, keys, bytes } => {
-                self.on_stream_done(ctx, from, epoch, keys, bytes)
-            }
+            RingMsg::StreamDone {
+                epoch,
+                keys,
+                bytes,
+                owned,
+            } => self.on_stream_done(ctx, from, epoch, (keys, bytes), owned),
+            RingMsg::Request { id, key, value } => self.on_request(ctx, from, (id, key, value)),
+            RingMsg::Reply {
+                id,
+                ok,
+                version,
+                value,
+            } => self.on_reply(ctx, from, id, (ok, version, value)),
+            RingMsg::Moved {
+                id,
+                key,
+                epoch,
+                owner,
+            } => self.on_moved(ctx, from, (id, key, epoch, owner)),
+            RingMsg::MapUpdate { log } => self.on_map_update(ctx, &log),
         }
     }
 
@@ -474,17 +532,27 @@ impl Actor for RingNode {
             RingTimer::Request(req) => self.on_request_timeout(ctx, req),
             RingTimer::Load => self.on_load_tick(ctx),
             RingTimer::RebalanceRetry => self.on_rebalance_retry(ctx),
+            RingTimer::MapPush => self.on_map_push(ctx),
+            RingTimer::ClientLoad => self.on_client_load(ctx),
+            RingTimer::ClientTimeout(id) => self.on_client_timeout(ctx, id),
         }
     }
 
     fn on_command(&mut self, ctx: &mut Context<'_, Self>, command: RingCommand) {
-        self.coord_command(ctx, command);
+        if self.client.is_some() {
+            self.client_command(ctx, command);
+        } else {
+            self.coord_command(ctx, command);
+        }
     }
 
     fn on_crash(&mut self) {
-        // Storage is durable; only the coordinator's requests in flight are lost.
+        // Storage is durable; only requests in flight (and a client's queue) are lost.
         if let Some(c) = self.coord.as_mut() {
             c.crash();
+        }
+        if let Some(c) = self.client.as_mut() {
+            *c = Client::default();
         }
     }
 }

@@ -3,7 +3,9 @@
 //! The checkers never look inside an actor, so every copy that appears or disappears is a note
 //! (`Stored`, `Deleted`, `HintDelivered`), every promise to a client is a note (`Acked`), every
 //! answer is a note (`ReadStarted`, `ReadResult`), and every map change is a note
-//! (`OwnershipChanged`, `RebalanceDone`). Node names travel as text, so a trace file reads alone.
+//! (`OwnershipChanged`, `Split`, `RebalanceDone`). A client's view is published too: what it was
+//! answered (`Answered`, `GaveUp`), each redirect (`Redirected`) and each map it learns
+//! (`MapLearned`). Node names travel as text, so a trace file reads alone.
 
 use serde::{Deserialize, Serialize};
 
@@ -182,6 +184,77 @@ pub enum RingNote {
         ideal_bytes: u64,
         /// Time from the change to the end, in ms.
         took_ms: u64,
+    },
+    /// Coordinator (dynamic scheme): the range `lo..=hi` holds `bytes` > `limit` bytes; it splits
+    /// at `at` and the upper half goes to `to`, the least-loaded node.
+    Split {
+        /// The epoch the split makes.
+        epoch: u64,
+        /// The range's first hash.
+        lo: u64,
+        /// The range's last hash.
+        hi: u64,
+        /// The first hash of the upper half.
+        at: u64,
+        /// Keys in the range.
+        keys: u64,
+        /// Bytes in the range.
+        bytes: u64,
+        /// The threshold (`split_bytes`).
+        limit: u64,
+        /// The range's owner.
+        from: String,
+        /// The upper half's new owner.
+        to: String,
+    },
+    /// Client: `node` does not own `key` in its map of `epoch` and names `to` (MOVED); the
+    /// client updates its map for the key and retries there (`attempt` counts redirects).
+    Redirected {
+        /// The client.
+        client: String,
+        /// The key.
+        key: String,
+        /// The node that redirected.
+        from: String,
+        /// The owner it named.
+        to: String,
+        /// The epoch of the redirecting node's map.
+        epoch: u64,
+        /// Redirects of this request so far (1, 2, ...).
+        attempt: u32,
+    },
+    /// Client: the partition map of `epoch` reached it; it routes by it from now on.
+    MapLearned {
+        /// The client.
+        client: String,
+        /// The epoch learned.
+        epoch: u64,
+    },
+    /// Client: the answer to its request, from the owner `node`.
+    Answered {
+        /// The client.
+        client: String,
+        /// The key.
+        key: String,
+        /// Whether it was a write.
+        write: bool,
+        /// Whether the quorum was reached.
+        ok: bool,
+        /// The version written or read (0: not found).
+        version: u64,
+        /// The value read ("" for a write).
+        value: String,
+        /// The node that served it.
+        node: String,
+    },
+    /// Client: it gave up a request (no answer in time, or too many redirects).
+    GaveUp {
+        /// The client.
+        client: String,
+        /// The key.
+        key: String,
+        /// Why.
+        reason: String,
     },
     /// Coordinator: a command it could not carry out, and why.
     Refused {

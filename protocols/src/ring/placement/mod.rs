@@ -11,6 +11,7 @@
 //! | [`Rendezvous`] | the node with the highest `hash("node|key")` | `~1/(N+1)` |
 //! | [`Slots`] | owner of slot `hash % S` | whole slots stolen from the others |
 //! | [`RangePartition`] | the equal slice of the key *order* | boundaries shift for most keys |
+//! | [`SplitRanges`] | the hash range holding the key | a split moves half of one range |
 //!
 //! Nodes are [`NodeId`]s, indexes into the caller's table of names, so the same node keeps the
 //! same id before and after a membership change and owners compare directly.
@@ -20,12 +21,14 @@ mod range;
 mod rendezvous;
 mod ring;
 mod slots;
+mod split;
 
 pub use modn::ModN;
 pub use range::RangePartition;
 pub use rendezvous::Rendezvous;
 pub use ring::Ring;
 pub use slots::Slots;
+pub use split::SplitRanges;
 
 use super::keys::KeyRef;
 use std::fmt;
@@ -157,6 +160,9 @@ pub enum Placer {
     Slots(Slots),
     /// See [`RangePartition`].
     Range(RangePartition),
+    /// See [`SplitRanges`] (built directly: it has no `SchemeKind`, as `dsim ring` does not
+    /// measure it; the live ring's dynamic scheme uses it).
+    Split(SplitRanges),
 }
 
 impl Placer {
@@ -185,6 +191,7 @@ impl Placer {
             Placer::Rendezvous(p) => p,
             Placer::Slots(p) => p,
             Placer::Range(p) => p,
+            Placer::Split(p) => p,
         }
     }
 
@@ -195,6 +202,7 @@ impl Placer {
             Placer::Rendezvous(p) => p,
             Placer::Slots(p) => p,
             Placer::Range(p) => p,
+            Placer::Split(p) => p,
         }
     }
 }
