@@ -95,3 +95,27 @@ fn rf1_in_spanish() {
         assert!(text.contains(words), "{words}: {text}");
     }
 }
+
+/// Goal: duplication never turns a promise into a refusal (a review found it did). Method:
+/// duplicate every Prepare and Accept to a1 and a2 and lose the Prepare to a3. Proves: the
+/// repeated Prepare is answered with the same promise, phase 2 does not fail early, and the
+/// choice counts each acceptor once ("3 of 3", not 4 or 5).
+#[test]
+fn duplicated_prepares_and_accepts_are_harmless() {
+    let text = r#"Scenario(description: "duplicates", protocol: "paxos",
+      config: (proposers: ["p"], acceptors: ["a1", "a2", "a3"]),
+      network: (latency: Fixed(1)),
+      timeline: [
+        At(0, Duplicate(msg: "Prepare", to: "a1", after_ms: 1)),
+        At(0, Duplicate(msg: "Prepare", to: "a2", after_ms: 0)),
+        At(0, Duplicate(msg: "Accept", to: "a1", after_ms: 0)),
+        At(0, Drop(msg: "Prepare", to: "a3")),
+        At(0, Command("p", Propose))],
+      expect: [Chosen("p")])"#;
+    let file = temp_file("duplicates.ron", text);
+    let out = dsim(&["run", file.to_str().unwrap()]);
+    let story = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{story}");
+    assert!(!story.contains("failed"), "{story}");
+    assert!(story.contains("CHOSEN 'p' with n=11 (3 of 3)"), "{story}");
+}

@@ -277,13 +277,24 @@ impl PaxosNode {
             return;
         };
         p.highest_seen = p.highest_seen.max(promised);
+        // Only a real refusal counts: the acceptor promised a higher number. And an acceptor
+        // that already promised or accepted in this phase cannot take it back (a late or
+        // duplicated reply must not turn a yes into a no).
+        if promised <= n {
+            return;
+        }
         let nacks = match &mut p.phase {
             Phase::Preparing {
-                n: current, nacks, ..
-            }
-            | Phase::Accepting {
-                n: current, nacks, ..
-            } if *current == n => nacks,
+                n: current,
+                nacks,
+                promises,
+            } if *current == n && !promises.contains_key(&from) => nacks,
+            Phase::Accepting {
+                n: current,
+                nacks,
+                accepted,
+                ..
+            } if *current == n && !accepted.contains(&from) => nacks,
             _ => return,
         };
         nacks.insert(from);
@@ -311,6 +322,7 @@ impl PaxosNode {
             return;
         }
         accepted.insert(from);
+        nacks.remove(&from);
         if accepted.len() + nacks.len() >= total {
             self.close_phase(ctx);
         }
@@ -369,7 +381,10 @@ impl PaxosNode {
         let Some(a) = self.acceptor.as_mut() else {
             return;
         };
-        if a.promised.is_none_or(|promised| n > promised) {
+        // `n > promised` is the paper's rule; `n == promised` can only be the same proposer's
+        // same request again (proposal numbers are unique), answered the same way: a repeated
+        // (duplicated) Prepare must not read as a refusal.
+        if a.promised.is_none_or(|promised| n >= promised) {
             a.promised = Some(n);
             let accepted = a.accepted.clone();
             ctx.note(PaxosNote::Promised {

@@ -283,6 +283,8 @@ pub struct LeaderWithin {
     bound: Duration,
     /// Leaders in office (not stepped down, crashed or paused), with their term.
     leaders: BTreeMap<String, u64>,
+    /// Leaders paused while in office: back in office when resumed (if nothing deposed them).
+    paused: BTreeMap<String, u64>,
     max_term: u64,
     /// When the current window started; `None` once a leader was seen in it.
     since: Option<Instant>,
@@ -294,6 +296,7 @@ impl LeaderWithin {
         LeaderWithin {
             bound,
             leaders: BTreeMap::new(),
+            paused: BTreeMap::new(),
             max_term: 0,
             since: Some(Instant::ZERO),
         }
@@ -325,8 +328,22 @@ impl Invariant<RaftNode> for LeaderWithin {
         let result = self.late(record.time);
         match &record.event {
             Event::Fault { fault } => {
-                if let Fault::Crash(node) | Fault::Pause(node) = fault {
-                    self.leaders.remove(&**node);
+                match fault {
+                    Fault::Crash(node) => {
+                        self.leaders.remove(&**node);
+                        self.paused.remove(&**node);
+                    }
+                    Fault::Pause(node) => {
+                        if let Some(term) = self.leaders.remove(&**node) {
+                            self.paused.insert(node.to_string(), term);
+                        }
+                    }
+                    Fault::Resume(node) => {
+                        if let Some(term) = self.paused.remove(&**node) {
+                            self.leaders.insert(node.to_string(), term);
+                        }
+                    }
+                    _ => {}
                 }
                 self.since = Some(record.time);
             }
@@ -336,6 +353,7 @@ impl Invariant<RaftNode> for LeaderWithin {
                 }
                 RaftNote::SteppedDown { .. } => {
                     self.leaders.remove(&**node);
+                    self.paused.remove(&**node);
                 }
                 RaftNote::TermChanged { to, .. } => self.max_term = self.max_term.max(to),
                 _ => {}

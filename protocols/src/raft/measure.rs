@@ -46,7 +46,9 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
     let mut logs: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     let mut candidacies = 0u64;
     let mut first_candidate: Option<&str> = None;
-    let mut leader: Option<&str> = None;
+    let mut leader: Option<(&str, u64)> = None;
+    // A leader paused in office, who is back in office when resumed unless deposed meanwhile.
+    let mut paused: Option<(&str, u64)> = None;
     let mut open = Some(Gap {
         after: None,
         from: Instant::ZERO,
@@ -76,7 +78,8 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                         f.first_at = Some(r.time);
                         f.elections = Some(candidacies);
                     }
-                    leader = Some(node);
+                    leader = Some((node, *term));
+                    paused = None;
                     if let Some(mut gap) = open.take() {
                         gap.to = Some(r.time);
                         gap.next = Some((node.to_string(), *term));
@@ -85,7 +88,10 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                 }
                 RaftNote::SteppedDown { to_term, .. } => {
                     f.max_term = f.max_term.max(*to_term);
-                    if leader == Some(&**node) {
+                    if paused.is_some_and(|p| p.0 == &**node) {
+                        paused = None;
+                    }
+                    if leader.is_some_and(|l| l.0 == &**node) {
                         leader = None;
                         open.get_or_insert(Gap {
                             after: Some(node.to_string()),
@@ -98,8 +104,27 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                 _ => {}
             },
             Event::Fault {
+                fault: Fault::Resume(node),
+            } if paused.is_some_and(|p| p.0 == &**node) => {
+                let back = paused.take().expect("checked");
+                leader = Some(back);
+                if let Some(mut gap) = open.take() {
+                    gap.to = Some(r.time);
+                    gap.next = Some((node.to_string(), back.1));
+                    f.gaps.push(gap);
+                }
+            }
+            Event::Fault {
                 fault: Fault::Pause(node) | Fault::Crash(node),
-            } if leader == Some(&**node) => {
+            } if leader.is_some_and(|l| l.0 == &**node) => {
+                if matches!(
+                    r.event,
+                    Event::Fault {
+                        fault: Fault::Pause(_)
+                    }
+                ) {
+                    paused = leader;
+                }
                 leader = None;
                 open.get_or_insert(Gap {
                     after: Some(node.to_string()),
