@@ -158,6 +158,30 @@ impl<'s> Locator<'s> {
         Some(self.position(found, needle))
     }
 
+    /// The (line, col, width) of the first occurrence of `needle` at or after byte `from`,
+    /// outside `//` comments: for a problem known to sit in one part of the file (a step).
+    pub fn find_from(&self, needle: &str, from: usize) -> Option<(usize, usize, usize)> {
+        self.occurrences(needle)
+            .into_iter()
+            .find(|&at| at >= from)
+            .map(|at| self.position(at, needle))
+    }
+
+    /// Byte offsets of every occurrence of `needle` outside `//` comments.
+    pub fn occurrences(&self, needle: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(rel) = self.source.get(from..).and_then(|s| s.find(needle)) {
+            let at = from + rel;
+            let line_start = self.source[..at].rfind('\n').map_or(0, |i| i + 1);
+            if !self.source[line_start..at].contains("//") {
+                out.push(at);
+            }
+            from = at + needle.len().max(1);
+        }
+        out
+    }
+
     fn position(&self, byte: usize, needle: &str) -> (usize, usize, usize) {
         let before = &self.source[..byte];
         let line = before.matches('\n').count() + 1;
@@ -185,6 +209,15 @@ mod tests {
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(2));
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(3));
         assert_eq!(loc.find("\"n9\""), None);
+    }
+
+    #[test]
+    fn find_from_starts_at_a_place() {
+        let src = "a: (latency: 1),\nAt(1, X(latency: 2)),\nAt(2, X(latency: 3)),\n";
+        let loc = Locator::new(src);
+        let steps = loc.occurrences("At(");
+        assert_eq!(steps.len(), 2);
+        assert_eq!(loc.find_from("latency", steps[1]).map(|p| p.0), Some(3));
     }
 
     #[test]

@@ -128,19 +128,25 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
         .from_str(source)
         .map_err(|e| vec![from_ron(file, source, &e)])?;
+    let locator = Locator::new(source);
+    let steps = locator.occurrences("At(");
+    let network = locator.occurrences("network:").first().copied();
     let mut check = Checks {
         file,
         source,
-        locator: Locator::new(source),
+        locator,
         problems: Vec::new(),
         nodes: P::nodes(&doc.config),
+        anchor: None,
     };
     for problem in P::validate(&doc.config) {
         check.problem(problem.locate.as_deref(), problem.message, None);
     }
     check.node_names();
+    check.anchor = network;
     let link = check.link(&doc.network);
-    let timeline = check.timeline::<P>(&doc.timeline);
+    check.anchor = None;
+    let timeline = check.timeline::<P>(&doc.timeline, &steps);
     for expect in &doc.expect {
         for name in P::expect_nodes(expect) {
             check.node(&name);
@@ -197,11 +203,21 @@ struct Checks<'a> {
     locator: Locator<'a>,
     problems: Vec<Diagnostic>,
     nodes: Vec<String>,
+    /// Where in the file the part being checked starts (a step, the network): problems found
+    /// there are located from here, not at the first occurrence of their text in the file.
+    anchor: Option<usize>,
 }
 
 impl Checks<'_> {
     fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
-        let d = match locate.and_then(|needle| self.locator.find(needle)) {
+        let found = locate.and_then(|needle| match self.anchor {
+            Some(from) => self
+                .locator
+                .find_from(needle, from)
+                .or_else(|| self.locator.find(needle)),
+            None => self.locator.find(needle),
+        });
+        let d = match found {
             Some((line, col, width)) => {
                 Diagnostic::at(self.file, self.source, line, col, width, message)
             }
@@ -319,14 +335,19 @@ impl Checks<'_> {
     fn timeline<P: Protocol>(
         &mut self,
         steps: &[At<<P::Actor as Actor>::Command>],
+        offsets: &[usize],
     ) -> Vec<(Instant, Action<<P::Actor as Actor>::Command>)> {
         let mut out = Vec::new();
-        for At(ms, step) in steps {
+        for (i, At(ms, step)) in steps.iter().enumerate() {
+            // `At(` occurrences line up with steps unless the text has one elsewhere (in a
+            // string): then fall back to searching the whole file.
+            self.anchor = (offsets.len() == steps.len()).then(|| offsets[i]);
             let at = Instant::from_millis(*ms);
             if let Some(action) = self.step::<P>(*ms, step) {
                 out.push((at, action));
             }
         }
+        self.anchor = None;
         out
     }
 

@@ -44,12 +44,13 @@ fn find_field(
                     i += 1;
                 }
             }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = skip_block_comment(bytes, i, to),
             b'"' => i = skip_string(bytes, i),
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             _ if depth == level => {
                 let at_word_start = i == 0 || !is_ident(bytes[i - 1]);
-                if at_word_start && source[i..].starts_with(key) {
+                if at_word_start && bytes[i..].starts_with(key.as_bytes()) {
                     let mut j = i + key.len();
                     if j < to && is_ident(bytes[j]) {
                         i += 1;
@@ -82,6 +83,27 @@ fn skip_space(bytes: &[u8], mut i: usize, to: usize) -> usize {
     i
 }
 
+/// The index of the `/` closing a `/* ... */` comment that starts at `i` (RON nests them).
+fn skip_block_comment(bytes: &[u8], mut i: usize, to: usize) -> usize {
+    let mut depth = 0;
+    while i + 1 < to {
+        if bytes[i] == b'/' && bytes[i + 1] == b'*' {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes[i + 1] == b'/' {
+            depth -= 1;
+            i += 1;
+            if depth == 0 {
+                return i;
+            }
+            i += 1;
+        } else {
+            i += 1;
+        }
+    }
+    to
+}
+
 fn skip_string(bytes: &[u8], mut i: usize) -> usize {
     i += 1;
     while i < bytes.len() && bytes[i] != b'"' {
@@ -100,6 +122,7 @@ fn value_end(bytes: &[u8], start: usize, to: usize) -> usize {
     while i < to {
         match bytes[i] {
             b'"' => i = skip_string(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = skip_block_comment(bytes, i, to),
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => {
                 if depth == 0 {
@@ -143,6 +166,17 @@ mod tests {
         assert!(out.contains("nodes: [(name: \"a\", log: (term: 1, index: 5))],"));
         let out = set_config_field(SRC, "heartbeat_ms", "20").unwrap();
         assert!(out.contains("heartbeat_ms: 20,"), "{out}");
+    }
+
+    /// Review finding: non-ASCII text and names inside block comments must neither panic nor
+    /// be taken for the field.
+    #[test]
+    fn block_comments_and_non_ascii_text_are_skipped() {
+        let src = "Scenario(\n  config: (\n    /* elección: ñ, heartbeat_ms: 1 */\n    \
+                   heartbeat_ms: 50,\n  ),\n)";
+        let out = set_config_field(src, "heartbeat_ms", "20").unwrap();
+        assert!(out.contains("/* elección: ñ, heartbeat_ms: 1 */"), "{out}");
+        assert!(out.contains("    heartbeat_ms: 20,"), "{out}");
     }
 
     #[test]

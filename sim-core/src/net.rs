@@ -82,7 +82,7 @@ impl Latency {
         }
         let offset = decider.latency_offset(span, |rng| match self {
             Latency::Fixed(_) => 0,
-            Latency::Uniform { .. } => rng.below(span + 1),
+            Latency::Uniform { .. } => rng.between(0, span),
             Latency::HeavyTail { .. } => heavy_tail_offset(rng, min, max),
         });
         Duration(min + offset)

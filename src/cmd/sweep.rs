@@ -24,7 +24,8 @@ pub struct SweepArgs {
     /// Example: --vary 'bugs=(vote_twice: false)|(vote_twice: true)'
     #[arg(long, value_name = "KEY=V1|V2")]
     pub vary: Vec<String>,
-    /// Worker threads (default: every core). Results are identical at any count.
+    /// Worker threads (default: every core). Results are identical at any count; how many
+    /// threads ran is reported on stderr (and under `execution` in --json).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Print the results as JSON.
@@ -38,14 +39,26 @@ struct VariantReport {
     summary: SweepSummary,
 }
 
+/// How the sweep ran (not part of its results: these depend on the machine and `--jobs`).
+#[derive(Serialize)]
+struct Execution {
+    jobs: usize,
+    threads_used: usize,
+}
+
 #[derive(Serialize)]
 struct SweepReport {
     scenario: String,
     seeds: (u64, u64),
-    jobs: usize,
-    threads_used: usize,
     variants: Vec<VariantReport>,
+    execution: Execution,
 }
+
+/// The most runs one sweep may ask for (seeds x variants): beyond, the user almost surely
+/// mistyped a range, and the machine would be busy for days.
+const MAX_RUNS: u64 = 10_000_000;
+/// The most worker threads.
+const MAX_JOBS: usize = 256;
 
 /// Parses `--vary` flags into their grid of (key, value) settings.
 fn grid(vary: &[String]) -> Result<Vec<Vec<(String, String)>>, CliError> {
@@ -105,6 +118,20 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
         }
         variants.push(text);
     }
+    let runs = (args.seeds.end - args.seeds.start).saturating_mul(variants.len() as u64);
+    if runs > MAX_RUNS {
+        return Err(CliError::bad_input(format!(
+            "{runs} runs ({} seeds x {} variants) is more than {MAX_RUNS}: narrow --seeds, \
+             e.g. --seeds 0..1000",
+            args.seeds.end - args.seeds.start,
+            variants.len()
+        )));
+    }
+    if args.jobs.is_some_and(|j| j == 0 || j > MAX_JOBS) {
+        return Err(CliError::bad_input(format!(
+            "--jobs must be between 1 and {MAX_JOBS} (default: every core)"
+        )));
+    }
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -155,8 +182,7 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     let report = SweepReport {
         scenario: src.name.clone(),
         seeds: (args.seeds.start, args.seeds.end),
-        jobs,
-        threads_used,
+        execution: Execution { jobs, threads_used },
         variants: rows
             .iter()
             .zip(&per_variant)
@@ -197,13 +223,17 @@ fn ms(ns: u64) -> String {
 }
 
 fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
+    // How it ran goes to stderr: standard output is the results, identical at any --jobs.
+    eprintln!(
+        "ran on {} worker threads (--jobs {})",
+        report.execution.threads_used, report.execution.jobs
+    );
     println!(
-        "{}: seeds {}..{} ({} runs per variant, {} threads)",
+        "{}: seeds {}..{} ({} runs per variant)",
         report.scenario,
         report.seeds.0,
         report.seeds.1,
-        report.seeds.1 - report.seeds.0,
-        report.threads_used
+        report.seeds.1 - report.seeds.0
     );
     for (variant, sets) in report.variants.iter().zip(rows) {
         let s = &variant.summary;

@@ -185,6 +185,16 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
             ));
         }
     }
+    if config.round_multiplier > MAX_ROUND_MULTIPLIER {
+        problems.push(problem(
+            Some("round_multiplier".into()),
+            format!(
+                "`round_multiplier` {} is above {MAX_ROUND_MULTIPLIER}: proposal numbers would \
+                 overflow; the lesson uses 10",
+                config.round_multiplier
+            ),
+        ));
+    }
     if config.round_multiplier == 0 {
         problems.push(problem(
             Some("round_multiplier".into()),
@@ -228,7 +238,12 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
     problems
 }
 
-/// The proposal number of `round` for proposer `id`.
+/// The largest `round_multiplier` accepted: numbers stay far below `u64::MAX` for any run
+/// within the step limits, so proposal numbers never wrap (which would break their order).
+pub const MAX_ROUND_MULTIPLIER: u64 = 1_000_000_000;
+
+/// The proposal number of `round` for proposer `id` (saturating: with the multiplier bounded
+/// by [`MAX_ROUND_MULTIPLIER`], reaching the top would take more rounds than any run has).
 pub fn number(round: u64, multiplier: u64, id: u64) -> Number {
-    round * multiplier + id
+    round.saturating_mul(multiplier).saturating_add(id)
 }

@@ -54,11 +54,19 @@ fn learned(records: &[Record<PaxosNode>]) -> Vec<(String, Number, String)> {
 /// Proposals a majority of acceptors accepted, from their `Accepted` notes.
 fn chosen_by_acceptors(outcome: &Outcome<'_, PaxosNode>) -> Vec<Proposal> {
     let sim = outcome.sim;
-    let majority = sim
+    let acceptors: Vec<String> = sim
         .node_ids()
         .next()
-        .map_or(1, |id| sim.actor(id).cluster.majority());
-    let mut ledger = AcceptLedger::new(majority);
+        .map(|id| {
+            let cluster = &sim.actor(id).cluster;
+            cluster
+                .acceptors
+                .iter()
+                .map(|a| sim.name(*a).to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut ledger = AcceptLedger::new(&acceptors);
     for r in outcome.records {
         if let Event::Note {
             node,

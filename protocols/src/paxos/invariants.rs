@@ -33,15 +33,19 @@ impl ChosenFact {
 /// Which acceptors accepted which proposal, from `Accepted` notes: the paper's "chosen".
 #[derive(Clone, Debug, Default)]
 pub struct AcceptLedger {
+    acceptors: BTreeSet<String>,
     majority: usize,
     accepts: BTreeMap<Proposal, BTreeSet<String>>,
 }
 
 impl AcceptLedger {
-    /// A ledger where `majority` acceptors choose a proposal.
-    pub fn new(majority: usize) -> Self {
+    /// A ledger over these acceptors: a majority of them choose a proposal. Notes from any
+    /// other node (a hand-edited trace can have them) never count.
+    pub fn new(acceptors: &[String]) -> Self {
+        let acceptors: BTreeSet<String> = acceptors.iter().cloned().collect();
         AcceptLedger {
-            majority: majority.max(1),
+            majority: acceptors.len() / 2 + 1,
+            acceptors,
             accepts: BTreeMap::new(),
         }
     }
@@ -49,6 +53,9 @@ impl AcceptLedger {
     /// Records that `acceptor` accepted `(n, value)`; returns the fact when this accept is the
     /// one that makes a majority.
     pub fn accept(&mut self, acceptor: &str, n: Number, value: &str) -> Option<ChosenFact> {
+        if !self.acceptors.contains(acceptor) {
+            return None;
+        }
         let set = self.accepts.entry((n, value.to_string())).or_default();
         if !set.insert(acceptor.to_string()) || set.len() != self.majority {
             return None;
@@ -96,10 +103,10 @@ pub struct Agreement {
 }
 
 impl Agreement {
-    /// For a cluster where `majority` acceptors choose.
-    pub fn new(majority: usize) -> Self {
+    /// For a cluster of these acceptors.
+    pub fn new(acceptors: &[String]) -> Self {
         Agreement {
-            ledger: AcceptLedger::new(majority),
+            ledger: AcceptLedger::new(acceptors),
             first: None,
         }
     }
@@ -137,10 +144,10 @@ pub struct Validity {
 }
 
 impl Validity {
-    /// With the proposers' initial values, for a cluster where `majority` acceptors choose.
-    pub fn new(majority: usize, initial: BTreeSet<String>) -> Self {
+    /// With the proposers' initial values, for a cluster of these acceptors.
+    pub fn new(acceptors: &[String], initial: BTreeSet<String>) -> Self {
         Validity {
-            ledger: AcceptLedger::new(majority),
+            ledger: AcceptLedger::new(acceptors),
             proposed: initial,
         }
     }
@@ -186,10 +193,10 @@ pub struct ChosenValueIsStable {
 }
 
 impl ChosenValueIsStable {
-    /// For a cluster where `majority` acceptors choose.
-    pub fn new(majority: usize) -> Self {
+    /// For a cluster of these acceptors.
+    pub fn new(acceptors: &[String]) -> Self {
         ChosenValueIsStable {
-            ledger: AcceptLedger::new(majority),
+            ledger: AcceptLedger::new(acceptors),
             accepts: Vec::new(),
             chosen: Vec::new(),
         }

@@ -17,7 +17,10 @@
 //! The proposer sends `Prepare(n)` to every acceptor. An acceptor that has promised nothing
 //! higher **promises** n: it will never again accept a proposal numbered below n (P1a), and it
 //! reports the highest-numbered proposal it has already accepted, if any. Otherwise it answers
-//! `Nack` with what it promised.
+//! `Nack` with what it promised. A `Prepare(n)` equal to the promise can only be the same
+//! request again (numbers are unique to a proposer and round): a network duplicate gets the same
+//! promise, so duplication never turns a yes into a no. The proposer counts a nack only when it
+//! names a higher promise, and each acceptor once.
 //!
 //! ## Phase 2: accept and accepted
 //!

@@ -36,11 +36,11 @@ impl Protocol for Paxos {
     }
 
     fn invariants(config: &PaxosConfig) -> Vec<Box<dyn Invariant<PaxosNode>>> {
-        let majority = config.majority();
+        let acceptors = &config.acceptors;
         vec![
-            Box::new(Agreement::new(majority)),
-            Box::new(Validity::new(majority, config.initial_values())),
-            Box::new(ChosenValueIsStable::new(majority)),
+            Box::new(Agreement::new(acceptors)),
+            Box::new(Validity::new(acceptors, config.initial_values())),
+            Box::new(ChosenValueIsStable::new(acceptors)),
         ]
     }
 

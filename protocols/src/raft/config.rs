@@ -102,6 +102,12 @@ pub struct Bugs {
     pub ignore_higher_term_in_replies: bool,
     /// The lesson's slip: every heartbeat, even of the current term, clears votedFor.
     pub reset_vote_on_heartbeat: bool,
+    /// currentTerm and votedFor kept in memory only: a crash forgets them, so the node comes
+    /// back at term 0 and may vote again in a term it already voted in.
+    pub forget_term_on_restart: bool,
+    /// Every election timeout is the minimum, never randomized: nodes that time out together
+    /// keep splitting the vote (what Raft's randomized timeouts exist to prevent).
+    pub fixed_election_timeout: bool,
 }
 
 fn default_election_timeout() -> (u64, u64) {
@@ -175,6 +181,25 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
                 Some(format!("\"{}\"", node.name)),
                 format!(
                     "node \"{}\" gives both `log` and `entries`: keep one of them",
+                    node.name
+                ),
+            );
+        }
+        if let Some(w) = node.entries.windows(2).find(|w| w[1] < w[0]) {
+            problem(
+                Some("entries".into()),
+                format!(
+                    "node \"{}\" has entries of terms {:?}: a Raft log's terms never decrease \
+                     (term {} follows term {}); list them in order",
+                    node.name, node.entries, w[1], w[0]
+                ),
+            );
+        }
+        if node.entries.contains(&0) {
+            problem(
+                Some("entries".into()),
+                format!(
+                    "node \"{}\" has an entry of term 0: entries belong to terms 1 and up",
                     node.name
                 ),
             );

@@ -169,7 +169,11 @@ impl RaftNode {
 
     fn reset_election_timer(&self, ctx: &mut Context<'_, Self>) {
         let s = &self.settings;
-        let us = ctx.rng().between(s.election_min_us, s.election_max_us);
+        let us = if s.bugs.fixed_election_timeout {
+            s.election_min_us
+        } else {
+            ctx.rng().between(s.election_min_us, s.election_max_us)
+        };
         ctx.set_timer(RaftTimer::Election, Duration::from_micros(us));
     }
 
@@ -488,6 +492,10 @@ impl Actor for RaftNode {
 
     fn on_crash(&mut self) {
         // current_term, voted_for and the log are durable; the rest is volatile.
+        if self.settings.bugs.forget_term_on_restart {
+            self.current_term = 0;
+            self.voted_for = None;
+        }
         self.role = Role::Follower;
         self.votes.clear();
         self.leader = None;

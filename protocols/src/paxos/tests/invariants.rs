@@ -38,6 +38,11 @@ fn chosen(node: &str, n: u64, value: &str) -> Record<PaxosNode> {
     )
 }
 
+/// The acceptors of every hand-made trace here.
+fn acceptors() -> Vec<String> {
+    ["a1", "a2", "a3"].map(String::from).to_vec()
+}
+
 /// Feeds `records` to `inv`; returns the first error.
 fn first_error(
     mut inv: impl Invariant<PaxosNode>,
@@ -57,7 +62,7 @@ fn agreement_catches_two_majorities_with_different_values() {
         accepted("a2", 12, "y"),
         accepted("a3", 12, "y"),
     ];
-    let err = first_error(Agreement::new(2), &bad).expect("a violation");
+    let err = first_error(Agreement::new(&acceptors()), &bad).expect("a violation");
     assert!(
         err.contains("(a1, a2)") && err.contains("(a2, a3)"),
         "{err}"
@@ -68,7 +73,7 @@ fn agreement_catches_two_majorities_with_different_values() {
         accepted("a2", 12, "x"),
         accepted("a3", 12, "x"),
     ];
-    assert_eq!(first_error(Agreement::new(2), &good), None);
+    assert_eq!(first_error(Agreement::new(&acceptors()), &good), None);
 }
 
 // Goal: agreement from learners. Method: two learners note different values. Proves: caught,
@@ -76,13 +81,13 @@ fn agreement_catches_two_majorities_with_different_values() {
 #[test]
 fn agreement_catches_learners_that_disagree() {
     let bad = [chosen("relay-1", 11, "x"), chosen("relay-2", 12, "y")];
-    let err = first_error(Agreement::new(2), &bad).expect("a violation");
+    let err = first_error(Agreement::new(&acceptors()), &bad).expect("a violation");
     assert!(
         err.contains("relay-1 learned") && err.contains("relay-2 learned"),
         "{err}"
     );
     let good = [chosen("relay-1", 11, "x"), chosen("relay-2", 21, "x")];
-    assert_eq!(first_error(Agreement::new(2), &good), None);
+    assert_eq!(first_error(Agreement::new(&acceptors()), &good), None);
 }
 
 // Goal: validity. Method: a learner notes 'zzz', which no proposer started with; then the same
@@ -92,7 +97,7 @@ fn agreement_catches_learners_that_disagree() {
 fn validity_catches_a_value_nobody_proposed() {
     let initial = || ["relay-1".to_string()].into_iter().collect();
     let bad = [chosen("relay-1", 11, "zzz")];
-    let err = first_error(Validity::new(2, initial()), &bad).expect("a violation");
+    let err = first_error(Validity::new(&acceptors(), initial()), &bad).expect("a violation");
     assert!(err.contains("'zzz'") && err.contains("'relay-1'"), "{err}");
     let command = Record {
         step: 1,
@@ -104,7 +109,10 @@ fn validity_catches_a_value_nobody_proposed() {
         },
     };
     let good = [command, chosen("relay-1", 11, "zzz")];
-    assert_eq!(first_error(Validity::new(2, initial()), &good), None);
+    assert_eq!(
+        first_error(Validity::new(&acceptors(), initial()), &good),
+        None
+    );
 }
 
 // Goal: P2b after the choice. Method: (12, x) chosen by a1, a2; then a3 accepts (21, y), and
@@ -115,14 +123,17 @@ fn stable_catches_a_higher_accept_with_another_value() {
     let base = [accepted("a1", 12, "x"), accepted("a2", 12, "x")];
     let mut bad = base.to_vec();
     bad.push(accepted("a3", 21, "y"));
-    let err = first_error(ChosenValueIsStable::new(2), &bad).expect("a violation");
+    let err = first_error(ChosenValueIsStable::new(&acceptors()), &bad).expect("a violation");
     assert!(
         err.contains("a3 accepted 'y' at n=21") && err.contains("n=12"),
         "{err}"
     );
     let mut good = base.to_vec();
     good.push(accepted("a3", 11, "y"));
-    assert_eq!(first_error(ChosenValueIsStable::new(2), &good), None);
+    assert_eq!(
+        first_error(ChosenValueIsStable::new(&acceptors()), &good),
+        None
+    );
 }
 
 // Goal: P2b for accepts recorded before the choice. Method: a3 accepts (21, y) first, then a1
@@ -135,12 +146,36 @@ fn stable_catches_a_higher_accept_recorded_before_the_choice() {
         accepted("a1", 11, "x"),
         accepted("a2", 11, "x"),
     ];
-    let err = first_error(ChosenValueIsStable::new(2), &bad).expect("a violation");
+    let err = first_error(ChosenValueIsStable::new(&acceptors()), &bad).expect("a violation");
     assert!(err.contains("a3 had already accepted 'y' at n=21"), "{err}");
     let good = [
         accepted("a3", 21, "x"),
         accepted("a1", 11, "x"),
         accepted("a2", 11, "x"),
     ];
-    assert_eq!(first_error(ChosenValueIsStable::new(2), &good), None);
+    assert_eq!(
+        first_error(ChosenValueIsStable::new(&acceptors()), &good),
+        None
+    );
+}
+
+// Goal: a hand-edited trace cannot fake a majority. Method: `Accepted` notes from two nodes
+// that are not acceptors (a review found they counted). Proves: they are ignored; the same two
+// notes from real acceptors do make a majority (control).
+#[test]
+fn accepts_from_non_acceptors_never_count() {
+    let ghosts = [
+        accepted("a1", 11, "x"),
+        accepted("a2", 11, "x"),
+        accepted("ghost1", 12, "y"),
+        accepted("ghost2", 12, "y"),
+    ];
+    assert_eq!(first_error(Agreement::new(&acceptors()), &ghosts), None);
+    let real = [
+        accepted("a1", 11, "x"),
+        accepted("a2", 11, "x"),
+        accepted("a2", 12, "y"),
+        accepted("a3", 12, "y"),
+    ];
+    assert!(first_error(Agreement::new(&acceptors()), &real).is_some());
 }
