@@ -5,6 +5,11 @@
 //! to start from. A script that runs out, or whose next entry is of another sort than the one
 //! asked for (the schedule changed under shrinking), answers with the healthy default: no loss,
 //! no duplicate, the shortest latency. Shrinking therefore always moves toward a calmer network.
+//!
+//! A search can also script whole messages rather than single questions: a list of [`Fate`]s,
+//! one per message that reaches the link's random choices, in sending order. A shrinker that
+//! drops or simplifies a fate changes one message's fate only, which makes fates the better
+//! unit for property tests.
 
 use crate::rng::{Ratio, SimRng};
 use serde::{Deserialize, Serialize};
@@ -20,6 +25,21 @@ pub enum Decision {
     Latency(u64),
 }
 
+/// What the network does to one message, within the link's fault model: lost (only if the link
+/// can lose), duplicated (only if it can duplicate), and its latencies as offsets above the
+/// link's minimum (capped at its maximum). The default is the healthy fate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Fate {
+    /// Lost, if the link's loss probability is not zero.
+    pub lose: bool,
+    /// Delivered twice, if the link's duplication probability is not zero.
+    pub duplicate: bool,
+    /// Latency offset above the minimum, in nanoseconds.
+    pub latency: u64,
+    /// The duplicate's latency offset, in nanoseconds.
+    pub copy_latency: u64,
+}
+
 /// Where network decisions come from.
 #[derive(Clone, Debug)]
 pub struct Decider {
@@ -33,7 +53,16 @@ pub struct Decider {
 #[derive(Clone, Debug)]
 enum Source {
     Random(SimRng),
-    Scripted { script: Vec<Decision>, next: usize },
+    Scripted {
+        script: Vec<Decision>,
+        next: usize,
+    },
+    Fates {
+        fates: Vec<Fate>,
+        next: usize,
+        current: Fate,
+        latencies: u8,
+    },
 }
 
 impl Decider {
@@ -50,6 +79,35 @@ impl Decider {
         Decider {
             source: Source::Scripted { script, next: 0 },
             recorded: None,
+        }
+    }
+
+    /// Decisions read from `fates`, one per message; past its end, the healthy fate.
+    pub fn fates(fates: Vec<Fate>) -> Decider {
+        Decider {
+            source: Source::Fates {
+                fates,
+                next: 0,
+                current: Fate::default(),
+                latencies: 0,
+            },
+            recorded: None,
+        }
+    }
+
+    /// The network calls this before the random choices about one message.
+    #[inline]
+    pub fn begin_message(&mut self) {
+        if let Source::Fates {
+            fates,
+            next,
+            current,
+            latencies,
+        } = &mut self.source
+        {
+            *current = fates.get(*next).copied().unwrap_or_default();
+            *next += 1;
+            *latencies = 0;
         }
     }
 
@@ -70,7 +128,7 @@ impl Decider {
                 *next += 1;
                 d
             }
-            Source::Random(_) => None,
+            Source::Random(_) | Source::Fates { .. } => None,
         }
     }
 
@@ -85,6 +143,7 @@ impl Decider {
         let lost = match &mut self.source {
             Source::Random(rng) => rng.chance(p),
             Source::Scripted { .. } => matches!(self.scripted_next(), Some(Decision::Lose(true))),
+            Source::Fates { current, .. } => current.lose,
         };
         self.keep(Decision::Lose(lost));
         lost
@@ -97,6 +156,7 @@ impl Decider {
             Source::Scripted { .. } => {
                 matches!(self.scripted_next(), Some(Decision::Duplicate(true)))
             }
+            Source::Fates { current, .. } => current.duplicate,
         };
         self.keep(Decision::Duplicate(dup));
         dup
@@ -110,6 +170,17 @@ impl Decider {
                 Some(Decision::Latency(ns)) => ns.min(span),
                 _ => 0,
             },
+            Source::Fates {
+                current, latencies, ..
+            } => {
+                *latencies += 1;
+                let ns = if *latencies == 1 {
+                    current.latency
+                } else {
+                    current.copy_latency
+                };
+                ns.min(span)
+            }
         };
         self.keep(Decision::Latency(offset));
         offset
@@ -120,6 +191,37 @@ impl Decider {
 mod tests {
     use super::*;
     use crate::rng::Stream;
+
+    /// Fates answer per message: each message's questions read its own fate.
+    #[test]
+    fn fates_answer_one_message_at_a_time() {
+        let half = Ratio::new(1, 2).unwrap();
+        let mut d = Decider::fates(vec![
+            Fate {
+                lose: true,
+                ..Fate::default()
+            },
+            Fate {
+                duplicate: true,
+                latency: 7,
+                copy_latency: 500,
+                ..Fate::default()
+            },
+        ]);
+        d.begin_message();
+        assert!(d.lose(half));
+        d.begin_message();
+        assert!(!d.lose(half));
+        assert_eq!(d.latency_offset(100, |_| unreachable!()), 7);
+        assert!(d.duplicate(half));
+        assert_eq!(
+            d.latency_offset(100, |_| unreachable!()),
+            100,
+            "capped at the span"
+        );
+        d.begin_message();
+        assert!(!d.lose(half) && !d.duplicate(half), "past the end: healthy");
+    }
 
     /// A recorded random run, replayed as a script, takes the same decisions; a script of the
     /// wrong sort or past its end answers with the healthy default.

@@ -43,7 +43,7 @@ pub use action::Action;
 pub use actor::{Actor, Context, Effect, Message, TestContext};
 pub use check::{Checker, Invariant, Violation};
 pub use clock::Clock;
-pub use decide::{Decider, Decision};
+pub use decide::{Decider, Decision, Fate};
 pub use id::{MsgId, Name, NodeId};
 pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason};
 pub use net::{DropReason, FaultRule, Latency, LinkConfig, RuleAction};

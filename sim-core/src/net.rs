@@ -365,6 +365,7 @@ impl Network {
             return Route::Drop(DropReason::Rule(i));
         }
         let link = self.link(from, to);
+        self.decider.begin_message();
         if !link.loss.is_zero() && self.decider.lose(link.loss) {
             return Route::Drop(DropReason::Loss);
         }

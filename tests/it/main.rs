@@ -9,6 +9,7 @@
 //! - `sweep`: many seeds and variants, identical at any thread count.
 //! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
+//! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -17,6 +18,7 @@ mod cli;
 mod course;
 mod determinism;
 mod golden;
+mod properties;
 mod ring;
 mod support;
 mod sweep;
