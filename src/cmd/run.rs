@@ -180,6 +180,23 @@ pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliErr
     Ok(())
 }
 
+/// Why a run stopped, in words.
+fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
+    use sim_core::StopReason::*;
+    match (stop, es) {
+        (Quiescent, false) => "nothing left to happen",
+        (Quiescent, true) => "no queda nada por pasar",
+        (TimeLimit, false) => "time limit reached",
+        (TimeLimit, true) => "límite de tiempo",
+        (StepLimit, false) => "step limit reached",
+        (StepLimit, true) => "límite de pasos",
+        (InFlightLimit, false) => "too many messages in flight",
+        (InFlightLimit, true) => "demasiados mensajes en vuelo",
+        (Violation, false) => "stopped at the first violation",
+        (Violation, true) => "parada en la primera violación",
+    }
+}
+
 fn print_story(result: &RunResult, lang: Lang, sets: &str) {
     let es = lang == Lang::Es;
     println!("{} ({})", result.scenario, result.description);
@@ -207,17 +224,20 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str) {
     }
     println!();
     let r = &result.report;
-    println!(
-        "{} {:?} at {} after {} steps; messages: {} sent, {} delivered, {} lost, {} duplicated",
-        if es { "fin:" } else { "end:" },
-        r.stop,
-        r.time,
-        r.steps,
-        r.net.sent,
-        r.net.delivered,
-        r.net.dropped,
-        r.net.duplicated
-    );
+    let why = stop_text(r.stop, es);
+    if es {
+        println!(
+            "fin: {why} a los {} tras {} pasos; mensajes: {} enviados, {} entregados, {} \
+             perdidos, {} duplicados",
+            r.time, r.steps, r.net.sent, r.net.delivered, r.net.dropped, r.net.duplicated
+        );
+    } else {
+        println!(
+            "end: {why} at {} after {} steps; messages: {} sent, {} delivered, {} lost, {} \
+             duplicated",
+            r.time, r.steps, r.net.sent, r.net.delivered, r.net.dropped, r.net.duplicated
+        );
+    }
     for v in &r.violations {
         println!(
             "violation of {} at step {} ({}): {}",
