@@ -241,26 +241,25 @@ impl Checks<'_> {
         let mut problems = Vec::new();
         for name in &self.nodes {
             if name.trim().is_empty() || name.trim() != name || name.chars().any(char::is_control) {
+                // Debug-escaping writes a newline as `\n`, as the RON file does: found there.
                 problems.push((
-                    format!("\"{name}\""),
+                    format!("{name:?}"),
                     format!(
                         "node name {name:?} is empty, padded with spaces or has control characters"
                     ),
+                    "write the name on one line, without leading or trailing spaces",
                 ));
             } else if seen.contains(&name.as_str()) {
                 problems.push((
                     format!("\"{name}\""),
                     format!("node \"{name}\" is named twice"),
+                    "give every node its own name",
                 ));
             }
             seen.push(name);
         }
-        for (needle, message) in problems {
-            self.problem(
-                Some(&needle),
-                message,
-                Some("give every node its own name".into()),
-            );
+        for (needle, message, help) in problems {
+            self.problem(Some(&needle), message, Some(help.into()));
         }
     }
 

@@ -38,6 +38,9 @@ pub struct Violation {
     pub step: u64,
     /// The time of that step.
     pub time: Instant,
+    /// Found by an end-of-run check (a property of the whole run, not of that step).
+    #[serde(default)]
+    pub at_end: bool,
 }
 
 /// A set of invariants run in a fixed order over a stream of records.
@@ -88,6 +91,7 @@ impl<A: Actor> Checker<A> {
                     message,
                     step: record.step,
                     time: record.time,
+                    at_end: false,
                 });
             }
         }
@@ -104,6 +108,7 @@ impl<A: Actor> Checker<A> {
                     message,
                     step: self.last.0,
                     time: end,
+                    at_end: true,
                 });
             }
         }

@@ -40,6 +40,15 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     let view = file.view(args.lang, Detail::Everything)?;
     for v in &report.violations {
         println!();
+        if v.at_end {
+            println!(
+                "VIOLATION of {} at the end of the run ({}):\n  {}",
+                v.invariant,
+                clock(v.time.as_nanos()).trim(),
+                v.message
+            );
+            continue;
+        }
         println!(
             "VIOLATION of {} at step {} ({}):\n  {}",
             v.invariant,

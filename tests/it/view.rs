@@ -173,6 +173,28 @@ fn bad_traces_are_refused_with_their_line() {
             "dsim run SCENARIO --trace",
         ),
     ];
+    // Records that cannot belong to a run are refused by `check` with their line (a review
+    // found they were judged as if they could): a step going back, a delivery never sent.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut back = lines.clone();
+    back.swap(5, 9);
+    let mut unsent: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let deliver = unsent
+        .iter()
+        .position(|l| l.contains("\"kind\":\"deliver\""))
+        .unwrap();
+    unsent[deliver] = unsent[deliver].replacen("\"id\":", "\"id\":9999", 1);
+    for (name, body, what) in [
+        ("backwards", back.join("\n"), "never go back"),
+        ("unsent", unsent.join("\n"), "was never sent"),
+    ] {
+        let path = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&path, body).unwrap();
+        let out = dsim(&["check", path.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(what), "{name}: {err}");
+    }
     for (name, body, at, what) in cases {
         let path = dir.join(format!("{name}.jsonl"));
         std::fs::write(&path, body).unwrap();

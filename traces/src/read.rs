@@ -50,19 +50,119 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
     Ok(header)
 }
 
-/// Reads a whole trace of protocol actor `A`: the header and every record.
+/// Reads a whole trace of protocol actor `A`: the header and every record, checked to hang
+/// together (see [`Coherence`]), so that checkers never judge a run that could not happen.
 pub fn read_trace<A: Actor>(text: &str) -> Result<(Header, Vec<Record<A>>), TraceError> {
     let header = parse_header(text)?;
+    let mut coherence = Coherence::new(&header)?;
     let mut records = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(line).map_err(|e| TraceError {
+        let record: Record<A> = serde_json::from_str(line).map_err(|e| TraceError {
             line: i + 1,
             message: format!("not a {} record: {e}", header.protocol),
+        })?;
+        coherence.check(&record).map_err(|message| TraceError {
+            line: i + 1,
+            message,
         })?;
         records.push(record);
     }
     Ok((header, records))
+}
+
+/// What makes a sequence of records a possible run: steps and times never go back, nodes are
+/// the header's (or `#N`, the kernel's name for a receiver that does not exist), and every
+/// delivery, drop or duplicate is of a message sent before.
+pub struct Coherence {
+    nodes: std::collections::BTreeSet<String>,
+    sent: std::collections::BTreeSet<u64>,
+    last: (u64, u64),
+}
+
+impl Coherence {
+    /// The checks for a trace with this header (whose node list must itself make sense).
+    pub fn new(header: &Header) -> Result<Coherence, TraceError> {
+        let mut nodes = std::collections::BTreeSet::new();
+        for n in &header.nodes {
+            if n.is_empty() || !nodes.insert(n.clone()) {
+                return Err(TraceError {
+                    line: 1,
+                    message: format!(
+                        "the header's node list names {n:?} {}: every node needs its own, \
+                         non-empty name",
+                        if n.is_empty() { "(empty)" } else { "twice" }
+                    ),
+                });
+            }
+        }
+        if nodes.is_empty() {
+            return Err(TraceError {
+                line: 1,
+                message: "the header lists no nodes".into(),
+            });
+        }
+        Ok(Coherence {
+            nodes,
+            sent: std::collections::BTreeSet::new(),
+            last: (0, 0),
+        })
+    }
+
+    fn node(&self, name: &str) -> Result<(), String> {
+        let placeholder = name
+            .strip_prefix('#')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+        if self.nodes.contains(name) || placeholder {
+            return Ok(());
+        }
+        Err(format!(
+            "node {name:?} is not in the header's node list ({})",
+            self.nodes.iter().cloned().collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    /// Checks the next record.
+    pub fn check<A: Actor>(&mut self, r: &Record<A>) -> Result<(), String> {
+        use sim_core::Event;
+        let now = (r.step, r.time.as_nanos());
+        if now.0 < self.last.0 {
+            return Err(format!(
+                "step {} comes after step {}: steps never go back",
+                now.0, self.last.0
+            ));
+        }
+        if now.1 < self.last.1 {
+            return Err(format!(
+                "time {} ns comes after {} ns: virtual time never goes back",
+                now.1, self.last.1
+            ));
+        }
+        self.last = now;
+        if let Some(node) = r.event.node() {
+            self.node(node)?;
+        }
+        match &r.event {
+            Event::Send { id, from, to, .. } => {
+                self.node(from)?;
+                self.node(to)?;
+                self.sent.insert(id.0);
+            }
+            Event::Deliver { id, from, .. }
+            | Event::Drop { id, from, .. }
+            | Event::Duplicate { id, from, .. } => {
+                self.node(from)?;
+                if !self.sent.contains(&id.0) {
+                    return Err(format!(
+                        "message {} was never sent (no `send` record with that id before)",
+                        id.0
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }

@@ -83,15 +83,18 @@ fn string(v: &Value, key: &str) -> Option<String> {
 }
 
 fn need_u64(v: &Value, key: &str, line: usize) -> Result<u64, TraceError> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .ok_or_else(|| TraceError {
-            line,
-            message: format!(
-                "the record has no `{key}` number: every record line has \"step\", \"time\" and \
-             \"kind\" (see traces/FORMAT.md); fix or delete this line"
-            ),
-        })
+    let message = match v.get(key) {
+        Some(x) if x.as_u64().is_some() => return Ok(x.as_u64().expect("checked")),
+        Some(x) => format!(
+            "`{key}` is {x}, not a whole number from 0 up{}; fix or delete this line",
+            if key == "time" { " (nanoseconds)" } else { "" }
+        ),
+        None => format!(
+            "the record has no `{key}`: every record line has \"step\", \"time\" and \"kind\" \
+             (see traces/FORMAT.md); fix or delete this line"
+        ),
+    };
+    Err(TraceError { line, message })
 }
 
 const KINDS: &[&str] = &[
@@ -116,7 +119,15 @@ fn record(raw: Value, line: usize) -> Result<ViewRecord, TraceError> {
     }
     let step = need_u64(&raw, "step", line)?;
     let time = need_u64(&raw, "time", line)?;
-    let kind = string(&raw, "kind").unwrap_or_default();
+    let Some(kind) = string(&raw, "kind") else {
+        return Err(TraceError {
+            line,
+            message: format!(
+                "the record has no `kind` (one of {}; see traces/FORMAT.md)",
+                KINDS.join(", ")
+            ),
+        });
+    };
     if !KINDS.contains(&kind.as_str()) {
         return Err(TraceError {
             line,

@@ -87,15 +87,58 @@ fn data(view: &TraceView) -> Value {
 
 /// Renders `view` as one self-contained HTML page.
 pub fn render(view: &TraceView) -> String {
-    PAGE.replace("{{STYLE}}", STYLE)
-        .replace("{{TITLE}}", &escape_html(&view.header.scenario_name))
-        .replace("{{SCRIPT}}", SCRIPT)
-        .replace("{{DATA}}", &script_json(&data(view)))
+    fill(
+        PAGE,
+        &[
+            ("{{STYLE}}", STYLE.to_string()),
+            ("{{TITLE}}", escape_html(&view.header.scenario_name)),
+            ("{{SCRIPT}}", SCRIPT.to_string()),
+            ("{{DATA}}", script_json(&data(view))),
+        ],
+    )
+}
+
+/// Fills `template`'s placeholders in one pass over the template only, so a placeholder that
+/// appears inside a value (a scenario named `{{DATA}}`) is never expanded.
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        match values.iter().find(|(key, _)| tail.starts_with(key)) {
+            Some((key, value)) => {
+                out.push_str(value);
+                rest = &tail[key.len()..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &tail[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value containing a placeholder is not expanded (a review found `{{DATA}}` in a
+    /// scenario's name pulled the whole data block into the title).
+    #[test]
+    fn placeholders_inside_values_stay_text() {
+        let page = fill(
+            "<t>{{TITLE}}</t><d>{{DATA}}</d>",
+            &[
+                ("{{TITLE}}", "x {{DATA}} y".into()),
+                ("{{DATA}}", "[1]".into()),
+            ],
+        );
+        assert_eq!(page, "<t>x {{DATA}} y</t><d>[1]</d>");
+    }
 
     // Goal: no trace string can end the data block or the page. Method: render a trace whose
     // node, scenario and payload are `</script>` attacks. Proves the page holds exactly its own

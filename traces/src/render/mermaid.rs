@@ -13,22 +13,22 @@ use std::collections::BTreeSet;
 /// (Paxos `Chosen` and `Adopted`, Raft `BecameLeader`); other notes stay out of the picture.
 pub const MILESTONE_WORDS: &[&str] = &["Chosen", "Adopted", "Leader", "Elected", "Decided"];
 
-/// Keeps letters, digits, spaces and a few harmless marks; anything Mermaid could read as
-/// syntax (`;`, `#`, quotes, `<`, `>`, braces, `%`, newlines ...) becomes a space.
+/// Keeps letters, digits, spaces and a few harmless marks as they are, and writes anything
+/// Mermaid could read as syntax (`;`, `#`, quotes, `<`, `>`, braces, `%` ...) as a Mermaid
+/// entity code (`#59;`), so distinct names stay distinct in the picture; line breaks and tabs
+/// become spaces.
 pub fn label(text: &str) -> String {
-    let kept: String = text
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || " -_.=()[]'/+*@!?,".contains(c) {
-                c
-            } else if c == ':' {
-                ':'
-            } else {
-                ' '
-            }
-        })
-        .collect();
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_alphanumeric() || " -_.=()[]'/+*@!?,:".contains(c) {
+            out.push(c);
+        } else if c.is_whitespace() || c.is_control() {
+            out.push(' ');
+        } else {
+            out.push_str(&format!("#{};", u32::from(c)));
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 struct Ids<'a>(&'a [String]);
@@ -175,15 +175,17 @@ fn reason_text(v: &serde_json::Value) -> String {
 mod tests {
     use super::*;
 
-    // Goal: hostile names and texts cannot inject Mermaid syntax. Method: label a string with
-    // every dangerous character. Proves none survives.
+    // Goal: hostile names and texts cannot inject Mermaid syntax, and distinct names stay
+    // distinct. Method: label a string with every dangerous character. Proves each becomes an
+    // entity code and none survives raw (a `;` or `#` appears only inside a code).
     #[test]
-    fn labels_lose_syntax() {
+    fn labels_encode_syntax() {
         let l = label("a;b#c\"d<e>f\ng%%h{i}");
-        for c in [';', '#', '"', '<', '>', '\n', '%', '{', '}'] {
+        for c in ['"', '<', '>', '\n', '%', '{', '}'] {
             assert!(!l.contains(c), "{l}");
         }
-        assert_eq!(l, "a b c d e f g h i");
+        assert_eq!(l, "a#59;b#35;c#34;d#60;e#62;f g#37;#37;h#123;i#125;");
+        assert_ne!(label("a&1"), label("a 1"));
     }
 
     // Goal: lost and delivered messages get their arrows, milestones their notes.
@@ -205,7 +207,7 @@ mod tests {
             "\n",
         );
         let m = render(&TraceView::parse(text).unwrap());
-        assert!(m.contains("participant n1 as /script\n"), "{m}");
+        assert!(m.contains("participant n1 as #60;/script#62;\n"), "{m}");
         assert!(m.contains("n0->>n1: Ping n=1\n"), "{m}");
         assert!(m.contains("n0-xn1: Ping LOST (loss)\n"), "{m}");
         assert!(m.contains("Note over n0: Chosen value=v\n"), "{m}");
