@@ -335,11 +335,10 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             y_label: "imbalance (max / mean)".into(),
             log_x: true,
             log_y: false,
-            series: vec![Series::line(
+            series: vec![Series::of(
                 "ring",
-                rows.iter()
-                    .map(|(v, b)| (f64::from(*v), b.imbalance))
-                    .collect(),
+                &rows,
+                |(v, b)| (f64::from(*v), b.imbalance),
                 false,
             )],
         },
@@ -436,11 +435,7 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
         ring = next;
     }
     let series = |name: &str, f: fn(&(usize, f64, f64, f64)) -> f64, dashed| {
-        Series::line(
-            name,
-            rows.iter().map(|r| (r.0 as f64, f(r))).collect(),
-            dashed,
-        )
+        Series::of(name, &rows, |r| (r.0 as f64, f(r)), dashed)
     };
     write_plot(
         args.plot.as_ref(),
@@ -543,16 +538,8 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
             log_x: true,
             log_y: false,
             series: vec![
-                Series::line(
-                    "range",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "hash",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    false,
-                ),
+                Series::of("range", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("hash", &rows, |r| (r.0 as f64, r.2), false),
             ],
         },
     )?;
@@ -651,16 +638,8 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             log_x: false,
             log_y: true,
             series: vec![
-                Series::line(
-                    "measured",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "p^RF",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    true,
-                ),
+                Series::of("measured", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("p^RF", &rows, |r| (r.0 as f64, r.2), true),
             ],
         },
     )?;
@@ -773,21 +752,9 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
             log_x: true,
             log_y: true,
             series: vec![
-                Series::line(
-                    "hash shuffle",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "ideal 1/W",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    true,
-                ),
-                Series::line(
-                    "hottest word",
-                    rows.iter().map(|r| (r.0 as f64, floor)).collect(),
-                    true,
-                ),
+                Series::of("hash shuffle", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("ideal 1/W", &rows, |r| (r.0 as f64, r.2), true),
+                Series::of("hottest word", &rows, |r| (r.0 as f64, floor), true),
             ],
         },
     )?;

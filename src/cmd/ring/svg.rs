@@ -23,6 +23,16 @@ impl Series {
             dashed,
         }
     }
+
+    /// A line called `name` through the point `point(row)` of every row of a table.
+    pub fn of<R>(
+        name: impl Into<String>,
+        rows: &[R],
+        point: impl Fn(&R) -> (f64, f64),
+        dashed: bool,
+    ) -> Series {
+        Series::line(name, rows.iter().map(point).collect(), dashed)
+    }
 }
 
 /// A line chart with optional logarithmic axes.
