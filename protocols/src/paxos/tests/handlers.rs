@@ -40,9 +40,10 @@ fn deliver(n: &mut PaxosNode, t: &mut TestContext<PaxosNode>, from: NodeId, msg:
     n.on_message(&mut t.ctx(), from, msg);
 }
 
-// Goal: the acceptor's phase 1 rule. Method: prepare 11, then 11 again, then 5, then 12 after
-// accepting. Proves: promised iff n > promised (equal is refused), a nack carries the promise,
-// and a promise reports the last accepted proposal.
+// Goal: the acceptor's phase 1 rule. Method: prepare 11, then 11 again (a duplicate), then 5,
+// then 12 after accepting. Proves: promised iff n > promised, a repeat of the promised number
+// is answered with the same promise (never a nack), a nack carries the promise, and a promise
+// reports the last accepted proposal.
 #[test]
 fn acceptor_promises_only_higher_numbers() {
     let mut a = node("a1");
@@ -52,8 +53,14 @@ fn acceptor_promises_only_higher_numbers() {
         n: 11,
         accepted: None,
     };
-    assert_eq!(sends(&t.take()), [(RELAY1, promise)]);
-    for n in [11, 5] {
+    assert_eq!(sends(&t.take()), [(RELAY1, promise.clone())]);
+    deliver(&mut a, &mut t, RELAY1, PaxosMsg::Prepare { n: 11 });
+    assert_eq!(
+        sends(&t.take()),
+        [(RELAY1, promise)],
+        "a repeat, answered alike"
+    );
+    for n in [10, 5] {
         deliver(&mut a, &mut t, RELAY2, PaxosMsg::Prepare { n });
         let effects = t.take();
         assert_eq!(
