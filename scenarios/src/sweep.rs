@@ -120,29 +120,18 @@ fn aggregate(name: &'static str, kind: MeasureKind, sorted: &[u64]) -> Aggregate
     }
 }
 
-/// Parses a seed range: `0..1000` (1000 excluded) or `0..=999`.
+/// Parses a seed range: `0..1000` (1000 excluded) or `0..=999` (the one range parser of the
+/// workspace, [`protocols::ring::keys::parse_number_range`], which also reads `dsim ring --range`).
 pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
-    let bad = || format!("expected a seed range like 0..1000 or 0..=999, found `{text}`");
-    let (a, b, inclusive) = if let Some((a, b)) = text.split_once("..=") {
-        (a, b, true)
-    } else if let Some((a, b)) = text.split_once("..") {
-        (a, b, false)
-    } else {
-        return Err(bad());
-    };
-    let a: u64 = a.trim().parse().map_err(|_| bad())?;
-    let b: u64 = b.trim().parse().map_err(|_| bad())?;
-    let end = if inclusive {
-        b.checked_add(1).ok_or_else(bad)?
-    } else {
-        b
-    };
-    if end <= a {
-        return Err(format!(
-            "the seed range `{text}` is empty: write A..B with A < B"
-        ));
-    }
-    Ok(a..end)
+    let seeds =
+        protocols::ring::keys::parse_number_range(text, "seed range", "0..1000 or 0..=999")?;
+    let end = seeds.end().checked_add(1).ok_or_else(|| {
+        format!(
+            "seed range {text:?} ends at {}, past the last seed a sweep can run: expected e.g. 0..1000 or 0..=999",
+            u64::MAX
+        )
+    })?;
+    Ok(*seeds.start()..end)
 }
 
 #[cfg(test)]

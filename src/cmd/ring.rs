@@ -6,6 +6,7 @@
 //! `moved_fraction`, `before`, `after` and, with `--replicas`, `replica_sets_changed`.
 
 mod experiments;
+mod limits;
 mod svg;
 
 use crate::exit::CliError;
@@ -68,6 +69,54 @@ enum RingCommand {
     Mapreduce(experiments::MapreduceArgs),
 }
 
+/// The seeded key generators' flags, shared by `--generate` and `dsim ring hotspot`.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct GenArgs {
+    /// How many keys to generate. Example: --count 100000.
+    #[arg(long, default_value_t = 100_000)]
+    count: usize,
+    /// Size of the generated key space: keys are 0..SPACE. Example: --space 1000000.
+    #[arg(long, default_value_t = 1_000_000)]
+    space: u64,
+    /// Hot spot: percentage of keys in the hot top of the space. Example: --hot 80.
+    #[arg(long, default_value_t = 80)]
+    hot: u64,
+    /// Hot spot: the hot top of the space, in percent. Example: --top 10.
+    #[arg(long, default_value_t = 10)]
+    top: u64,
+    /// Seed of the generated keys (same seed, same keys). Example: --seed 7.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl GenArgs {
+    /// Checks `--count` and `--space` (and, for a hot spot, `--hot` and `--top`).
+    fn check(&self, hotspot: bool) -> Result<(), CliError> {
+        if self.count == 0 || self.space < 2 {
+            return Err(CliError::bad_input(
+                "--count must be at least 1 and --space at least 2, e.g. --count 100000 --space 1000000",
+            ));
+        }
+        limits::at_most(
+            self.count as u128,
+            limits::KEYS,
+            "--count",
+            "generate fewer keys, e.g. --count 1000000",
+        )?;
+        if hotspot && (self.hot > 100 || self.top == 0 || self.top >= 100) {
+            return Err(CliError::bad_input(
+                "--hot is a percentage (0..=100) and --top a percentage in 1..=99, e.g. --hot 80 --top 10",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The hot-spot ordinals (after [`GenArgs::check`]).
+    fn hotspot(&self) -> Vec<u64> {
+        hotspot_ordinals(self.count, self.space, self.hot, self.top, self.seed)
+    }
+}
+
 /// Which keys to place.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct KeyArgs {
@@ -88,67 +137,48 @@ pub(crate) struct KeyArgs {
     /// Example: --generate hotspot --count 100000.
     #[arg(long, value_parser = ["hotspot", "zipf"])]
     generate: Option<String>,
-    /// How many keys to generate. Example: --count 100000.
-    #[arg(long, default_value_t = 100_000)]
-    count: usize,
-    /// Size of the generated key space. Example: --space 1000000.
-    #[arg(long, default_value_t = 1_000_000)]
-    space: u64,
-    /// Hot spot: percentage of keys in the hot top of the space. Example: --hot 80.
-    #[arg(long, default_value_t = 80)]
-    hot: u64,
-    /// Hot spot: the hot top of the space, in percent. Example: --top 10.
-    #[arg(long, default_value_t = 10)]
-    top: u64,
-    /// Zipf exponent of generated ranks. Example: --zipf-s 1.0.
+    #[command(flatten)]
+    gen_args: GenArgs,
+    /// Zipf exponent of generated ranks: a multiple of 0.5 from 0.5 to 4. Example: --zipf-s 1.0.
     #[arg(long, default_value_t = 1.0)]
     zipf_s: f64,
-    /// Seed of generated keys (same seed, same keys). Example: --seed 7.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
 }
 
 impl KeyArgs {
     pub(crate) fn load(&self, hash_fn: HashFn) -> Result<KeySet, CliError> {
         let set = if let Some(path) = &self.keys_file {
             let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))?;
+            limits::at_most(
+                text.lines().filter(|l| !l.trim().is_empty()).count() as u128,
+                limits::KEYS,
+                &format!("the number of keys in {}", path.display()),
+                "place a sample of the file, e.g. its first 1 000 000 lines",
+            )?;
             KeySet::from_lines(&text, hash_fn)
         } else if let Some(kind) = &self.generate {
-            if self.count == 0 || self.space < 2 {
-                return Err(CliError::bad_input(
-                    "--count must be at least 1 and --space at least 2, e.g. --count 100000 --space 1000000",
-                ));
-            }
+            let g = &self.gen_args;
+            g.check(kind == "hotspot")?;
             let ords: Vec<u64> = if kind == "zipf" {
-                if !(self.zipf_s.is_finite() && self.zipf_s > 0.0) {
-                    return Err(CliError::bad_input(
-                        "--zipf-s must be a positive number, e.g. --zipf-s 1.0",
-                    ));
-                }
-                let vocabulary = usize::try_from(self.space.min(10_000_000)).unwrap_or(10_000_000);
+                let vocabulary = usize::try_from(g.space.min(10_000_000)).unwrap_or(10_000_000);
                 Zipf::new(vocabulary, self.zipf_s)
-                    .draw(self.count, self.seed)
+                    .map_err(|e| CliError::bad_input(format!("--zipf-s: {e}")))?
+                    .draw(g.count, g.seed)
                     .into_iter()
                     .map(|r| r as u64)
                     .collect()
             } else {
-                if self.hot > 100 || self.top == 0 || self.top >= 100 {
-                    return Err(CliError::bad_input(
-                        "--hot is a percentage (0..=100) and --top a percentage in 1..=99, e.g. --hot 80 --top 10",
-                    ));
-                }
-                hotspot_ordinals(self.count, self.space, self.hot, self.top, self.seed)
+                g.hotspot()
             };
-            KeySet::from_ordinals(&ords, self.space, hash_fn)
+            KeySet::from_ordinals(&ords, g.space, hash_fn)
         } else {
             let pattern = Pattern::parse(&self.keys).map_err(CliError::bad_input)?;
             let range = parse_range(&self.range).map_err(CliError::bad_input)?;
-            if range.end() - range.start() >= 50_000_000 {
-                return Err(CliError::bad_input(format!(
-                    "--range {} has more than 50 000 000 keys: use a smaller range, e.g. --range 1..=1000000",
-                    self.range
-                )));
-            }
+            limits::at_most(
+                u128::from(range.end() - range.start()) + 1,
+                limits::KEYS,
+                &format!("the number of keys in --range {}", self.range),
+                "use a smaller range, e.g. --range 1..=1000000",
+            )?;
             KeySet::from_pattern(&pattern, range, hash_fn)
         };
         if set.is_empty() {
@@ -205,6 +235,18 @@ pub(crate) struct Cluster {
 impl Cluster {
     /// Validates `nodes` (+ `extra` names that may join) and `--weights`.
     fn new(args: &ClusterArgs, extra: &[String]) -> Result<Cluster, CliError> {
+        limits::at_most(
+            (args.nodes.len() + extra.len()) as u128,
+            limits::NODES,
+            "the number of nodes (--nodes and --add)",
+            "measure a smaller cluster, e.g. 1000 nodes",
+        )?;
+        limits::at_most(
+            args.weights.len() as u128,
+            limits::NODES,
+            "the number of --weights entries",
+            "give each node at most one weight",
+        )?;
         let mut names: Vec<String> = Vec::new();
         for n in args.nodes.iter().chain(extra) {
             let n = n.trim();
@@ -229,6 +271,14 @@ impl Cluster {
             return Err(CliError::bad_input(
                 "--slots must be at least 1, e.g. --slots 16384",
             ));
+        }
+        if args.scheme == SchemeKind::Slots {
+            limits::at_most(
+                u128::from(args.slots),
+                limits::SLOTS,
+                "--slots",
+                "use fewer slots, e.g. --slots 16384 (Redis Cluster's)",
+            )?;
         }
         let mut weights = BTreeMap::new();
         for w in &args.weights {
@@ -257,7 +307,43 @@ impl Cluster {
                 args.scheme
             )));
         }
-        Ok(Cluster { names, weights })
+        let cluster = Cluster { names, weights };
+        if args.scheme == SchemeKind::Ring {
+            let points: u128 = cluster
+                .names
+                .iter()
+                .map(|n| u128::from(Ring::vnodes_for(args.vnodes, cluster.member(n).weight)))
+                .sum();
+            limits::at_most(
+                points,
+                limits::RING_POINTS,
+                &format!(
+                    "the number of ring points, --vnodes {} x {} nodes (weights included),",
+                    args.vnodes,
+                    cluster.names.len()
+                ),
+                "use fewer vnodes or smaller weights, e.g. --vnodes 150",
+            )?;
+        }
+        Ok(cluster)
+    }
+
+    /// Refuses a rendezvous measurement that would hash more `(node, key)` pairs than
+    /// [`limits::RENDEZVOUS_PAIRS`] (every node weighs every key).
+    fn check_work(&self, args: &ClusterArgs, keys: usize) -> Result<(), CliError> {
+        if args.scheme != SchemeKind::Rendezvous {
+            return Ok(());
+        }
+        limits::at_most(
+            keys as u128 * self.names.len() as u128,
+            limits::RENDEZVOUS_PAIRS,
+            &format!(
+                "rendezvous over {} keys and {} nodes: the number of (node, key) weights",
+                keys,
+                self.names.len()
+            ),
+            "use fewer keys or nodes, e.g. --range 1..=100000",
+        )
     }
 
     /// Width of the node column of a table.
@@ -375,6 +461,7 @@ fn scheme_label(args: &ClusterArgs) -> String {
 fn place(args: &PlaceArgs) -> Result<u8, CliError> {
     let cluster = Cluster::new(&args.cluster, &[])?;
     let keys = args.keys.load(args.cluster.hash)?;
+    cluster.check_work(&args.cluster, keys.len())?;
     let members: Vec<Member> = cluster.names.iter().map(|n| cluster.member(n)).collect();
     let placer = Placer::build(args.cluster.scheme, &params(&args.cluster, &keys), &members);
     let counts = match &placer {
@@ -450,7 +537,16 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
             "--replicas must be at least 1, e.g. --replicas 3",
         ));
     }
+    if let Some(r) = args.replicas {
+        limits::at_most(
+            r as u128,
+            limits::REPLICAS,
+            "--replicas",
+            "compare smaller replica sets, e.g. --replicas 3",
+        )?;
+    }
     let keys = args.keys.load(args.cluster.hash)?;
+    cluster.check_work(&args.cluster, keys.len())?;
     let change = measure_change(args, &cluster, &keys);
     let n = keys.len() as f64;
     let moved_fraction = change.movement.moved as f64 / n;

@@ -479,3 +479,227 @@ fn library_placer_matches_lesson_for_mod_move() {
     );
     assert_eq!(after.nodes(), [0, 1, 2, 3, 4]);
 }
+
+/// Runs `dsim` with a deadline: a refused size must answer at once, not after the work.
+// Wall-clock time is what this checks (a refusal must not run the work first).
+#[allow(clippy::disallowed_types)]
+fn dsim_quick(args: &[String]) -> Output {
+    let start = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_dsim"))
+        .args(args)
+        .output()
+        .expect("dsim runs");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{args:?} took {:?}",
+        start.elapsed()
+    );
+    out
+}
+
+#[test]
+fn huge_sizes_exit_2_naming_the_limit_without_panic_or_endless_run() {
+    let many_nodes: String = (0..10_001)
+        .map(|i| format!("n{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let hundred_workers = vec!["1"; 65].join(",");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "ring",
+                "place",
+                "--scheme",
+                "ring",
+                "--nodes",
+                "a,b",
+                "--vnodes",
+                "4294967295",
+            ],
+            "ring points",
+        ),
+        (
+            vec!["ring", "place", "--nodes", "a,b", "--weights", "a=1e12"],
+            "ring points",
+        ),
+        (
+            vec![
+                "ring",
+                "place",
+                "--scheme",
+                "slots",
+                "--nodes",
+                "a,b",
+                "--slots",
+                "4294967295",
+            ],
+            "--slots",
+        ),
+        (
+            vec!["ring", "durability", "--trials", "18446744073709551615"],
+            "--trials",
+        ),
+        (
+            vec!["ring", "durability", "--nodes", "18446744073709551615"],
+            "--nodes",
+        ),
+        (
+            vec![
+                "ring",
+                "place",
+                "--nodes",
+                "a",
+                "--range",
+                "0..=18446744073709551615",
+            ],
+            "--range",
+        ),
+        (
+            vec![
+                "ring",
+                "place",
+                "--nodes",
+                "a",
+                "--generate",
+                "hotspot",
+                "--count",
+                "18446744073709551615",
+            ],
+            "--count",
+        ),
+        (
+            vec!["ring", "hotspot", "--count", "18446744073709551615"],
+            "--count",
+        ),
+        (
+            vec!["ring", "hotspot", "--nodes-list", "2,4294967295"],
+            "--nodes-list",
+        ),
+        (
+            vec![
+                "ring",
+                "move",
+                "--scheme",
+                "rendezvous",
+                "--nodes",
+                "a,b",
+                "--add",
+                "c",
+                "--replicas",
+                "18446744073709551615",
+            ],
+            "--replicas",
+        ),
+        (
+            vec![
+                "ring",
+                "place",
+                "--scheme",
+                "rendezvous",
+                "--nodes",
+                &many_nodes,
+            ],
+            "number of nodes",
+        ),
+        (
+            vec![
+                "ring",
+                "sweep-vnodes",
+                "--nodes",
+                "1000000",
+                "--vnodes-list",
+                "1",
+            ],
+            "--nodes",
+        ),
+        (
+            vec![
+                "ring",
+                "sweep-vnodes",
+                "--nodes",
+                "10",
+                "--vnodes-list",
+                "4294967295",
+            ],
+            "ring",
+        ),
+        (
+            vec![
+                "ring",
+                "sweep-nodes",
+                "--to",
+                "4096",
+                "--vnodes",
+                "4294967295",
+            ],
+            "--vnodes",
+        ),
+        (
+            vec!["ring", "sweep-nodes", "--to", "4000", "--vnodes", "150"],
+            "over the sweep",
+        ),
+        (
+            vec!["ring", "mapreduce", "--words", "18446744073709551615"],
+            "--words",
+        ),
+        (
+            vec!["ring", "mapreduce", "--vocabulary", "18446744073709551615"],
+            "--vocabulary",
+        ),
+        (
+            vec!["ring", "mapreduce", "--workers", "18446744073709551615"],
+            "--workers",
+        ),
+        (
+            vec!["ring", "mapreduce", "--workers", &hundred_workers],
+            "--workers",
+        ),
+        (
+            vec!["ring", "mapreduce", "--zipf-s", "1.3"],
+            "multiple of 0.5",
+        ),
+    ];
+    for (args, flag) in cases {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let out = dsim_quick(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let shown: Vec<&String> = args.iter().take(8).collect();
+        assert_eq!(out.status.code(), Some(2), "{shown:?}: {err}");
+        assert!(!err.contains("panicked"), "{shown:?}: {err}");
+        assert!(err.contains(flag), "{shown:?} should name {flag}: {err}");
+        if flag != "multiple of 0.5" {
+            assert!(
+                err.contains("above the limit of") && err.contains("e.g."),
+                "{shown:?}: names the limit and a usable size: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn sizes_at_the_benchmark_scale_are_accepted() {
+    // 1 000 nodes x 128 vnodes (the benchmark's ring) is far below the ring-point limit.
+    let nodes: String = (0..1000)
+        .map(|i| format!("node-{i:04}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let v = json_of(&[
+        "ring", "place", "--nodes", &nodes, "--vnodes", "128", "--range", "1..=1000", "--json",
+    ]);
+    assert_eq!(v["keys"], 1000);
+    // A huge key space is fine for the hot-spot generator (its cut is computed in u128).
+    let v = json_of(&[
+        "ring",
+        "place",
+        "--nodes",
+        "a,b",
+        "--generate",
+        "hotspot",
+        "--count",
+        "100",
+        "--space",
+        "18446744073709551615",
+        "--json",
+    ]);
+    assert_eq!(v["keys"], 100);
+}

@@ -250,8 +250,20 @@ impl Pattern {
 /// Parses a range of key numbers, `A..=B` (both included) or `A..B` (B excluded); an empty range
 /// is an error that says how to write a non-empty one.
 pub fn parse_range(text: &str) -> Result<RangeInclusive<u64>, String> {
+    parse_number_range(text, "range", "--range 1..=100000")
+}
+
+/// Parses a range of whole numbers as a command line writes it, `A..=B` (B included) or `A..B`
+/// (B excluded), into the inclusive range it covers. `what` names the range in errors (`range`,
+/// `seed range`) and `example` shows a valid one; both errors say which format is expected.
+/// Shared by `--range` here and `dsim sweep --seeds`.
+pub fn parse_number_range(
+    text: &str,
+    what: &str,
+    example: &str,
+) -> Result<RangeInclusive<u64>, String> {
     let bad = || {
-        format!("range {text:?} is not A..=B or A..B with whole numbers, e.g. --range 1..=100000")
+        format!("{what} {text:?} is not A..=B or A..B with whole numbers: expected e.g. {example}")
     };
     let (a, b, inclusive) = if let Some((a, b)) = text.split_once("..=") {
         (a, b, true)
@@ -266,7 +278,7 @@ pub fn parse_range(text: &str) -> Result<RangeInclusive<u64>, String> {
     match end {
         Some(end) if end >= a => Ok(a..=end),
         _ => Err(format!(
-            "range {text:?} is empty: the end must not be below the start, e.g. --range 1..=100000"
+            "{what} {text:?} is empty: the end must not be below the start (A..=B) or must be above it (A..B), e.g. {example}"
         )),
     }
 }
@@ -282,7 +294,9 @@ pub fn hotspot_ordinals(
 ) -> Vec<u64> {
     let mut rng = SimRng::new(seed, Stream::Faults);
     let space = space.max(2);
-    let cut = (space - space * top_pct.min(100) / 100).clamp(1, space - 1);
+    // In u128: `space * top_pct` overflows u64 for spaces near u64::MAX.
+    let top = (u128::from(space) * u128::from(top_pct.min(100)) / 100) as u64;
+    let cut = (space - top).clamp(1, space - 1);
     (0..count)
         .map(|_| {
             if rng.below(100) < hot_pct {
@@ -297,25 +311,48 @@ pub fn hotspot_ordinals(
 /// Draws ranks `0..vocabulary` with probability proportional to `1 / (rank + 1)^s` (Zipf's law).
 ///
 /// Sampling is ours: a uniform 53-bit fraction of the total weight, found by binary search in the
-/// cumulative weights (no `rand` distribution whose algorithm could change).
+/// cumulative weights (no `rand` distribution whose algorithm could change). The weights use only
+/// IEEE operations that are exactly rounded on every platform (`*`, `/`, `sqrt`), never `powf`,
+/// whose last bit depends on the libm: so `s` is a multiple of 0.5 (see [`Zipf::MAX_S`]), and the
+/// same seed draws the same ranks on every machine.
 #[derive(Clone, Debug)]
 pub struct Zipf {
     cumulative: Vec<f64>,
 }
 
 impl Zipf {
-    /// Zipf over `vocabulary` ranks with exponent `s` (the lesson's words: `s = 1`).
-    pub fn new(vocabulary: usize, s: f64) -> Zipf {
+    /// The largest exponent accepted (the course uses `s = 1`).
+    pub const MAX_S: f64 = 4.0;
+
+    /// Zipf over `vocabulary` ranks with exponent `s` (the lesson's words: `s = 1`), or an error
+    /// that says which exponents are accepted: multiples of 0.5 from 0.5 to [`Zipf::MAX_S`].
+    pub fn new(vocabulary: usize, s: f64) -> Result<Zipf, String> {
+        let halves = s * 2.0;
+        if !(halves.is_finite()
+            && halves.fract() == 0.0
+            && (1.0..=Zipf::MAX_S * 2.0).contains(&halves))
+        {
+            return Err(format!(
+                "Zipf exponent {s} is not a multiple of 0.5 from 0.5 to {}: use e.g. 1.0 (the course's), 0.5 or 1.5",
+                Zipf::MAX_S
+            ));
+        }
+        let halves = halves as u32;
         let mut total = 0.0;
         let cumulative = (1..=vocabulary.max(1))
             .map(|k| {
                 let k = k as f64;
-                // Division is correctly rounded everywhere; powf only when s is not 1.
-                total += if s == 1.0 { 1.0 / k } else { 1.0 / k.powf(s) };
+                // k^s = k^(halves / 2) (* sqrt(k) when halves is odd): products, one square root
+                // and a division, each correctly rounded everywhere. For s = 1 this is 1 / k.
+                let mut d = if halves % 2 == 1 { k.sqrt() } else { 1.0 };
+                for _ in 0..halves / 2 {
+                    d *= k;
+                }
+                total += 1.0 / d;
                 total
             })
             .collect();
-        Zipf { cumulative }
+        Ok(Zipf { cumulative })
     }
 
     /// One rank drawn from `rng`.
@@ -386,12 +423,41 @@ mod tests {
 
     #[test]
     fn zipf_top_rank_takes_one_over_the_harmonic_number() {
-        let z = Zipf::new(2000, 1.0);
+        let z = Zipf::new(2000, 1.0).unwrap();
         let ranks = z.draw(200_000, 1);
         let top = ranks.iter().filter(|&&r| r == 0).count() as f64 / 200_000.0;
         // H(2000) ~ 8.18, so rank 0 gets ~12.2 % (the lesson's listing 9.7: 12.4 %).
         assert!((0.115..0.13).contains(&top), "{top}");
         let second = ranks.iter().filter(|&&r| r == 1).count() as f64 / 200_000.0;
         assert!((top / second - 2.0).abs() < 0.15, "{top} {second}");
+    }
+
+    #[test]
+    fn zipf_exponents_are_half_steps_computed_without_powf() {
+        for bad in [0.0, 0.3, -1.0, 4.5, f64::NAN, f64::INFINITY] {
+            assert!(
+                Zipf::new(10, bad).unwrap_err().contains("multiple of 0.5"),
+                "{bad}"
+            );
+        }
+        // s = 2: weights 1, 1/4, 1/9 exactly; s = 1.5: 1, 1/(2 sqrt 2), 1/(3 sqrt 3).
+        let z = Zipf::new(3, 2.0).unwrap();
+        assert_eq!(z.cumulative, [1.0, 1.25, 1.25 + 1.0 / 9.0]);
+        let z = Zipf::new(3, 1.5).unwrap();
+        let w2 = 1.0 / (2f64.sqrt() * 2.0);
+        assert_eq!(z.cumulative[1], 1.0 + w2);
+        // Pinned draws, the same on every machine (only correctly rounded operations); s = 1
+        // draws what the earlier `1.0 / k` weights drew.
+        let got = (
+            Zipf::new(2000, 1.0).unwrap().draw(12, 1),
+            Zipf::new(2000, 1.5).unwrap().draw(12, 1),
+        );
+        assert_eq!(
+            got,
+            (
+                vec![727, 148, 8, 36, 1463, 20, 1, 11, 1594, 15, 0, 217],
+                vec![30, 4, 0, 1, 195, 1, 0, 0, 297, 1, 0, 6]
+            )
+        );
     }
 }

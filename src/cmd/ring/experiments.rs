@@ -2,11 +2,11 @@
 //! ring, and the sweeps behind text 004's figures, each with a table, `--json` and `--plot`.
 
 use super::svg::{Chart, Series};
-use super::{KeyArgs, numbered, print_json, ring_of, write_plot};
+use super::{GenArgs, KeyArgs, limits, numbered, print_json, ring_of, write_plot};
 use crate::exit::{CliError, OK};
 use clap::Args;
 use protocols::ring::hash::HashFn;
-use protocols::ring::keys::{KeySet, Zipf, hotspot_ordinals};
+use protocols::ring::keys::{KeySet, Zipf};
 use protocols::ring::lesson::{INVENTORY, lesson_keys, lesson_tables};
 use protocols::ring::measure;
 use protocols::ring::placement::{ModN, NodeId, RangePartition, Ring};
@@ -283,6 +283,32 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             "--nodes and every --vnodes-list entry must be at least 1, e.g. --nodes 10 --vnodes-list 1,10,100",
         ));
     }
+    limits::list("--vnodes-list", &args.vnodes_list, "1,10,50,200,1000")?;
+    limits::at_most(
+        args.nodes as u128,
+        limits::NODES,
+        "--nodes",
+        "sweep a smaller cluster, e.g. --nodes 10",
+    )?;
+    let largest = args.vnodes_list.iter().copied().max().unwrap_or(1);
+    limits::at_most(
+        args.nodes as u128 * u128::from(largest),
+        limits::RING_POINTS,
+        &format!(
+            "the largest ring (--nodes {} x {largest} vnodes): its number of points",
+            args.nodes
+        ),
+        "use fewer vnodes or nodes, e.g. --nodes 10 --vnodes-list 1,10,100,1000",
+    )?;
+    limits::at_most(
+        args.vnodes_list
+            .iter()
+            .map(|&v| args.nodes as u128 * u128::from(v))
+            .sum(),
+        limits::SWEEP_POINTS,
+        "the ring points built over the sweep (--nodes x the sum of --vnodes-list)",
+        "sweep fewer or smaller vnode counts, e.g. --vnodes-list 1,10,100,1000",
+    )?;
     let keys = args.keys.load(args.hash)?;
     let sorted = sorted_hashes(&keys);
     let members = numbered(args.nodes);
@@ -309,11 +335,10 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             y_label: "imbalance (max / mean)".into(),
             log_x: true,
             log_y: false,
-            series: vec![Series::line(
+            series: vec![Series::of(
                 "ring",
-                rows.iter()
-                    .map(|(v, b)| (f64::from(*v), b.imbalance))
-                    .collect(),
+                &rows,
+                |(v, b)| (f64::from(*v), b.imbalance),
                 false,
             )],
         },
@@ -370,7 +395,31 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
             "need 1 <= --from <= --to <= 4096 and --vnodes >= 1, e.g. --from 2 --to 32 --vnodes 150",
         ));
     }
+    let steps = (args.to - args.from + 1) as u128;
+    let largest = (args.to + 1) as u128 * u128::from(args.vnodes);
+    limits::at_most(
+        largest,
+        limits::RING_POINTS,
+        &format!(
+            "the largest ring ({} nodes x --vnodes {}): its number of points",
+            args.to + 1,
+            args.vnodes
+        ),
+        "use fewer vnodes or a smaller --to, e.g. --to 32 --vnodes 150",
+    )?;
+    limits::at_most(
+        steps * largest,
+        limits::SWEEP_POINTS,
+        "the ring points compared over the sweep (steps x (--to + 1) x --vnodes)",
+        "sweep fewer sizes or vnodes, e.g. --from 2 --to 32 --vnodes 150",
+    )?;
     let keys = args.keys.load(args.hash)?;
+    limits::at_most(
+        steps * keys.len() as u128,
+        limits::SWEEP_KEY_STEPS,
+        &format!("{} keys x {steps} steps", keys.len()),
+        "use fewer keys or sizes, e.g. --range 1..=100000 --from 2 --to 32",
+    )?;
     let sorted = sorted_hashes(&keys);
     let n_keys = keys.len() as f64;
     let all = numbered(args.to + 1);
@@ -386,11 +435,7 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
         ring = next;
     }
     let series = |name: &str, f: fn(&(usize, f64, f64, f64)) -> f64, dashed| {
-        Series::line(
-            name,
-            rows.iter().map(|r| (r.0 as f64, f(r))).collect(),
-            dashed,
-        )
+        Series::of(name, &rows, |r| (r.0 as f64, f(r)), dashed)
     };
     write_plot(
         args.plot.as_ref(),
@@ -436,24 +481,11 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
 /// `dsim ring hotspot`.
 #[derive(Args, Debug)]
 pub(crate) struct HotspotArgs {
-    /// Keys to generate. Example: --count 100000.
-    #[arg(long, default_value_t = 100_000)]
-    count: usize,
-    /// Size of the key space. Example: --space 1000000.
-    #[arg(long, default_value_t = 1_000_000)]
-    space: u64,
-    /// Percentage of keys in the hot top of the space. Example: --hot 80.
-    #[arg(long, default_value_t = 80)]
-    hot: u64,
-    /// The hot top of the space, in percent. Example: --top 10.
-    #[arg(long, default_value_t = 10)]
-    top: u64,
+    #[command(flatten)]
+    gen_args: GenArgs,
     /// Cluster sizes to try. Example: --nodes-list 2,4,8,16,32.
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16,32")]
     nodes_list: Vec<usize>,
-    /// Seed of the generated keys. Example: --seed 7.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Hash of the hash partitioning: md5 or xxh3. Example: --hash xxh3.
     #[arg(long, default_value = "md5", value_parser = parse_hash)]
     hash: HashFn,
@@ -467,26 +499,27 @@ pub(crate) struct HotspotArgs {
 
 /// `dsim ring hotspot`.
 pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
-    if args.count == 0
-        || args.space < 2
-        || args.hot > 100
-        || args.top == 0
-        || args.top >= 100
-        || args.nodes_list.is_empty()
-        || args.nodes_list.contains(&0)
-    {
+    let g = &args.gen_args;
+    g.check(true)?;
+    if args.nodes_list.is_empty() || args.nodes_list.contains(&0) {
         return Err(CliError::bad_input(
-            "need --count >= 1, --space >= 2, --hot in 0..=100, --top in 1..=99 and --nodes-list entries >= 1, e.g. --hot 80 --top 10 --nodes-list 2,4,8",
+            "every --nodes-list entry must be at least 1, e.g. --nodes-list 2,4,8,16,32",
         ));
     }
-    let ords = hotspot_ordinals(args.count, args.space, args.hot, args.top, args.seed);
-    let keys = KeySet::from_ordinals(&ords, args.space, args.hash);
+    limits::list("--nodes-list", &args.nodes_list, "2,4,8,16,32")?;
+    limits::at_most(
+        args.nodes_list.iter().copied().max().unwrap_or(1) as u128,
+        limits::NODES,
+        "the largest --nodes-list entry",
+        "try smaller clusters, e.g. --nodes-list 2,4,8,16,32",
+    )?;
+    let keys = KeySet::from_ordinals(&g.hotspot(), g.space, args.hash);
     let rows: Vec<(usize, f64, f64)> = args
         .nodes_list
         .iter()
         .map(|&n| {
             let ids: Vec<NodeId> = (0..n as NodeId).collect();
-            let range = RangePartition::new(0, args.space - 1, ids.clone());
+            let range = RangePartition::new(0, g.space - 1, ids.clone());
             let hash = ModN::new(ids);
             let r = measure::balance(&measure::counts(&range, &keys, n)).imbalance;
             let h = measure::balance(&measure::counts(&hash, &keys, n)).imbalance;
@@ -498,23 +531,15 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
         &Chart {
             title: format!(
                 "Hot spot: {} % of keys in the top {} % of the space",
-                args.hot, args.top
+                g.hot, g.top
             ),
             x_label: "nodes".into(),
             y_label: "imbalance (max / mean)".into(),
             log_x: true,
             log_y: false,
             series: vec![
-                Series::line(
-                    "range",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "hash",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    false,
-                ),
+                Series::of("range", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("hash", &rows, |r| (r.0 as f64, r.2), false),
             ],
         },
     )?;
@@ -523,11 +548,11 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
             .iter()
             .map(|r| json!({"nodes": r.0, "range_imbalance": r.1, "hash_imbalance": r.2}))
             .collect();
-        return print_json(&json!({"keys": args.count, "rows": out}));
+        return print_json(&json!({"keys": g.count, "rows": out}));
     }
     println!(
         "{} keys, {} % in the top {} % of 0..{}: busiest node / mean",
-        args.count, args.hot, args.top, args.space
+        g.count, g.hot, g.top, g.space
     );
     println!("{:>5}  {:>6}  {:>6}", "nodes", "range", "hash");
     for r in &rows {
@@ -577,6 +602,20 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             "need 0 <= --p <= 1, every --rf in 1..=--nodes, --partitions and --trials >= 1, e.g. --p 0.3 --rf 1,2,3 --nodes 100",
         ));
     }
+    limits::list("--rf", &args.rf, "1,2,3,4,5")?;
+    limits::at_most(
+        u128::from(args.nodes),
+        limits::DURABILITY_NODES,
+        "--nodes",
+        "simulate a smaller cluster, e.g. --nodes 100",
+    )?;
+    let rf_sum: u128 = args.rf.iter().map(|&r| u128::from(r)).sum();
+    limits::at_most(
+        u128::from(args.trials) * (u128::from(args.nodes) + u128::from(args.partitions) * rf_sum),
+        limits::DURABILITY_DRAWS,
+        "the random draws, --trials x (--nodes + --partitions x the sum of --rf),",
+        "use fewer trials or partitions, e.g. --trials 200 --partitions 1000",
+    )?;
     let ppm = (args.p * 1e6).round() as u64;
     let rows: Vec<(u64, f64, f64)> = args
         .rf
@@ -584,7 +623,7 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
         .map(|&rf| {
             let loss =
                 measure::durability(args.nodes, args.partitions, rf, ppm, args.trials, args.seed);
-            (rf, loss, args.p.powi(rf as i32))
+            (rf, loss, pow(args.p, rf))
         })
         .collect();
     write_plot(
@@ -599,16 +638,8 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             log_x: false,
             log_y: true,
             series: vec![
-                Series::line(
-                    "measured",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "p^RF",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    true,
-                ),
+                Series::of("measured", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("p^RF", &rows, |r| (r.0 as f64, r.2), true),
             ],
         },
     )?;
@@ -645,7 +676,7 @@ pub(crate) struct MapreduceArgs {
     /// Distinct words (Zipf ranks). Example: --vocabulary 2000.
     #[arg(long, default_value_t = 2000)]
     vocabulary: usize,
-    /// Zipf exponent of word frequencies. Example: --zipf-s 1.0.
+    /// Zipf exponent of word frequencies: a multiple of 0.5 from 0.5 to 4. Example: --zipf-s 1.0.
     #[arg(long, default_value_t = 1.0)]
     zipf_s: f64,
     /// Worker counts to try. Example: --workers 1,2,4,8,16,32,64.
@@ -669,16 +700,36 @@ pub(crate) struct MapreduceArgs {
 pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
     if args.words == 0
         || args.vocabulary == 0
-        || !(args.zipf_s.is_finite() && args.zipf_s > 0.0)
         || args.workers.is_empty()
         || args.workers.contains(&0)
     {
         return Err(CliError::bad_input(
-            "need --words, --vocabulary and every --workers entry >= 1 and --zipf-s > 0, e.g. --words 200000 --workers 1,2,4",
+            "need --words, --vocabulary and every --workers entry >= 1, e.g. --words 200000 --workers 1,2,4",
         ));
     }
+    limits::at_most(
+        args.words as u128,
+        limits::KEYS,
+        "--words",
+        "use a shorter text, e.g. --words 200000",
+    )?;
+    limits::at_most(
+        args.vocabulary as u128,
+        limits::VOCABULARY,
+        "--vocabulary",
+        "use fewer distinct words, e.g. --vocabulary 2000",
+    )?;
+    limits::list("--workers", &args.workers, "1,2,4,8,16,32,64")?;
+    limits::at_most(
+        args.workers.iter().copied().max().unwrap_or(1) as u128,
+        limits::WORKERS,
+        "the largest --workers entry",
+        "try fewer workers, e.g. --workers 1,2,4,8,16,32,64",
+    )?;
+    let zipf = Zipf::new(args.vocabulary, args.zipf_s)
+        .map_err(|e| CliError::bad_input(format!("--zipf-s: {e}")))?;
     let mut counts = vec![0u64; args.vocabulary];
-    for r in Zipf::new(args.vocabulary, args.zipf_s).draw(args.words, args.seed) {
+    for r in zipf.draw(args.words, args.seed) {
         counts[r] += 1;
     }
     let name = |w: usize| format!("palabra{w:04}");
@@ -701,21 +752,9 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
             log_x: true,
             log_y: true,
             series: vec![
-                Series::line(
-                    "hash shuffle",
-                    rows.iter().map(|r| (r.0 as f64, r.1)).collect(),
-                    false,
-                ),
-                Series::line(
-                    "ideal 1/W",
-                    rows.iter().map(|r| (r.0 as f64, r.2)).collect(),
-                    true,
-                ),
-                Series::line(
-                    "hottest word",
-                    rows.iter().map(|r| (r.0 as f64, floor)).collect(),
-                    true,
-                ),
+                Series::of("hash shuffle", &rows, |r| (r.0 as f64, r.1), false),
+                Series::of("ideal 1/W", &rows, |r| (r.0 as f64, r.2), true),
+                Series::of("hottest word", &rows, |r| (r.0 as f64, floor), true),
             ],
         },
     )?;
@@ -744,4 +783,10 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
         println!("{:>7}  {:>6.2} %  {:>6.2} %", r.0, r.1 * 100.0, r.2 * 100.0);
     }
     Ok(OK)
+}
+
+/// `p^n` by repeated multiplication: each step is correctly rounded, so the printed figure is the
+/// same on every machine (`powi`'s rounding is left to the platform).
+fn pow(p: f64, n: u64) -> f64 {
+    (0..n).fold(1.0, |acc, _| acc * p)
 }

@@ -1,6 +1,8 @@
 //! A small hand-written SVG line chart: no fonts needed, every text escaped.
 
 use std::fmt::Write;
+// SVG text and attributes escape as HTML's do.
+use traces::render::html::escape_html as escape;
 
 /// One named line of a chart.
 pub struct Series {
@@ -21,6 +23,16 @@ impl Series {
             dashed,
         }
     }
+
+    /// A line called `name` through the point `point(row)` of every row of a table.
+    pub fn of<R>(
+        name: impl Into<String>,
+        rows: &[R],
+        point: impl Fn(&R) -> (f64, f64),
+        dashed: bool,
+    ) -> Series {
+        Series::line(name, rows.iter().map(point).collect(), dashed)
+    }
 }
 
 /// A line chart with optional logarithmic axes.
@@ -37,22 +49,6 @@ pub struct Chart {
     pub log_y: bool,
     /// The lines.
     pub series: Vec<Series>,
-}
-
-/// Escapes text for SVG element content and attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 const COLORS: [&str; 6] = [

@@ -31,6 +31,7 @@ pub use slots::Slots;
 pub use split::SplitRanges;
 
 use super::keys::KeyRef;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -231,4 +232,71 @@ fn next_by_index(nodes: &[NodeId], first: usize, r: usize, out: &mut Vec<NodeId>
     out.clear();
     let n = nodes.len();
     out.extend((0..r.min(n)).map(|j| nodes[(first + j) % n]));
+}
+
+/// The schemes of whole units (slots, ranges) owned by an ordered node list, and their shared
+/// rebalancing rule: a join steals whole units, one at a time from the node holding the most,
+/// until the newcomer holds `units / N`; a leaver's units go one at a time to the node holding
+/// the fewest. Ties go to the node listed first.
+mod units {
+    use super::{BTreeMap, NodeId};
+
+    /// Each node's position in `nodes`.
+    pub(super) fn positions(nodes: &[NodeId]) -> BTreeMap<NodeId, usize> {
+        nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect()
+    }
+
+    /// The units each node of `nodes` holds (by position in `nodes`), given each unit's owner.
+    pub(super) fn held(owners: impl Iterator<Item = NodeId>, nodes: &[NodeId]) -> Vec<Vec<usize>> {
+        let at = positions(nodes);
+        let mut held = vec![Vec::new(); nodes.len()];
+        for (unit, owner) in owners.enumerate() {
+            if let Some(&i) = at.get(&owner) {
+                held[i].push(unit);
+            }
+        }
+        held
+    }
+
+    /// The units the newcomer, the last of `held`, steals in order (of `units` in all).
+    pub(super) fn steal(mut held: Vec<Vec<usize>>, units: usize) -> Vec<usize> {
+        let newcomer = held.len() - 1;
+        let target = units / held.len();
+        let mut taken = Vec::with_capacity(target);
+        for _ in 0..target {
+            let Some(donor) =
+                (0..newcomer).max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
+            else {
+                break;
+            };
+            let Some(unit) = held[donor].pop() else {
+                break;
+            };
+            taken.push(unit);
+            held[newcomer].push(unit);
+        }
+        taken
+    }
+
+    /// Where the units of the leaver at position `gone` go: `(unit, heir)` with the heir's
+    /// position among the nodes that stay (`None` when nobody stays).
+    pub(super) fn hand_out(held: &[Vec<usize>], gone: usize) -> Vec<(usize, Option<usize>)> {
+        let mut counts: Vec<usize> = held
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != gone)
+            .map(|(_, h)| h.len())
+            .collect();
+        held[gone]
+            .iter()
+            .map(|&unit| {
+                let heir =
+                    (0..counts.len()).min_by(|&a, &b| counts[a].cmp(&counts[b]).then(a.cmp(&b)));
+                if let Some(h) = heir {
+                    counts[h] += 1;
+                }
+                (unit, heir)
+            })
+            .collect()
+    }
 }

@@ -3,6 +3,7 @@
 use super::{Member, NodeId, Placement};
 use crate::ring::hash::HashFn;
 use crate::ring::keys::KeyRef;
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Sorted vnode positions and their physical owners.
@@ -117,9 +118,17 @@ impl Ring {
             .collect()
     }
 
+    /// Positions per placed node, in one pass over the owners (not one pass per node: a
+    /// thousand-node ring has a hundred thousand positions).
     fn recount(&mut self) {
+        let mut per: BTreeMap<NodeId, usize> = self.placed.iter().map(|(id, _)| (*id, 0)).collect();
+        for o in &self.owners {
+            if let Some(n) = per.get_mut(o) {
+                *n += 1;
+            }
+        }
         for (id, n) in &mut self.placed {
-            *n = self.owners.iter().filter(|o| **o == *id).count();
+            *n = per[id];
         }
     }
 

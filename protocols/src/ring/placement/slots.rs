@@ -1,8 +1,9 @@
 //! A fixed table of slots mapped to nodes (Redis Cluster's 16384 slots, Riak's partitions): keys
 //! hash to a slot, and rebalancing moves whole slots.
 
-use super::{Member, NodeId, Placement, next_by_index};
+use super::{Member, NodeId, Placement, next_by_index, units};
 use crate::ring::keys::KeyRef;
+use std::collections::BTreeMap;
 
 /// Slot `hash % S`, owned by an entry of the slot table.
 ///
@@ -16,6 +17,8 @@ use crate::ring::keys::KeyRef;
 pub struct Slots {
     table: Vec<NodeId>,
     nodes: Vec<NodeId>,
+    /// Each node's index in `nodes` (replicas look it up once per key).
+    index: BTreeMap<NodeId, usize>,
 }
 
 impl Slots {
@@ -26,7 +29,12 @@ impl Slots {
         let table = (0..s)
             .map(|i| nodes.get(i * n / s).copied().unwrap_or(NodeId::MAX))
             .collect();
-        Slots { table, nodes }
+        let index = units::positions(&nodes);
+        Slots {
+            table,
+            nodes,
+            index,
+        }
     }
 
     /// The slot table: entry `s` is the owner of slot `s`.
@@ -39,20 +47,7 @@ impl Slots {
     }
 
     fn held(&self) -> Vec<Vec<usize>> {
-        let mut held = vec![Vec::new(); self.nodes.len()];
-        for (slot, owner) in self.table.iter().enumerate() {
-            if let Some(i) = self.nodes.iter().position(|n| n == owner) {
-                held[i].push(slot);
-            }
-        }
-        held
-    }
-
-    fn index_of(&self, id: NodeId) -> usize {
-        self.nodes
-            .iter()
-            .position(|&n| n == id)
-            .expect("slot owner is a listed node")
+        units::held(self.table.iter().copied(), &self.nodes)
     }
 }
 
@@ -61,7 +56,10 @@ impl Placement for Slots {
         self.table[self.slot(key.hash)]
     }
     fn replicas(&self, key: KeyRef<'_>, r: usize, out: &mut Vec<NodeId>) {
-        let first = self.index_of(self.owner(key));
+        let first = *self
+            .index
+            .get(&self.owner(key))
+            .expect("slot owner is a listed node");
         next_by_index(&self.nodes, first, r, out);
     }
     fn join(&mut self, member: &Member) {
@@ -69,20 +67,13 @@ impl Placement for Slots {
             return;
         }
         self.nodes.push(member.id);
+        self.index = units::positions(&self.nodes);
         if self.nodes.len() == 1 {
             self.table.fill(member.id);
             return;
         }
-        let mut held = self.held();
-        let target = self.table.len() / self.nodes.len();
-        let newcomer = self.nodes.len() - 1;
-        for _ in 0..target {
-            let donor = (0..newcomer)
-                .max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
-                .expect("at least one donor");
-            let slot = held[donor].pop().expect("the richest node holds a slot");
+        for slot in units::steal(self.held(), self.table.len()) {
             self.table[slot] = member.id;
-            held[newcomer].push(slot);
         }
     }
     fn leave(&mut self, id: NodeId) {
@@ -91,21 +82,9 @@ impl Placement for Slots {
         };
         let held = self.held();
         self.nodes.remove(gone);
-        let mut counts: Vec<usize> = held
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != gone)
-            .map(|(_, h)| h.len())
-            .collect();
-        for &slot in &held[gone] {
-            let Some(heir) =
-                (0..counts.len()).min_by(|&a, &b| counts[a].cmp(&counts[b]).then(a.cmp(&b)))
-            else {
-                self.table[slot] = NodeId::MAX;
-                continue;
-            };
-            counts[heir] += 1;
-            self.table[slot] = self.nodes[heir];
+        self.index = units::positions(&self.nodes);
+        for (slot, heir) in units::hand_out(&held, gone) {
+            self.table[slot] = heir.map_or(NodeId::MAX, |h| self.nodes[h]);
         }
     }
     fn nodes(&self) -> Vec<NodeId> {

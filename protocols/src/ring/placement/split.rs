@@ -1,7 +1,7 @@
 //! Dynamic partitioning (text 000, section 8, the second scheme; HBase regions, MongoDB chunks):
 //! ranges of the hash space that split in two when they grow too big.
 
-use super::{Member, NodeId, Placement, next_by_index};
+use super::{Member, NodeId, Placement, next_by_index, units};
 use crate::ring::keys::KeyRef;
 
 /// Contiguous ranges of the 64-bit hash space, each owned by one node.
@@ -71,13 +71,7 @@ impl SplitRanges {
     }
 
     fn held(&self) -> Vec<Vec<usize>> {
-        let mut held = vec![Vec::new(); self.nodes.len()];
-        for (r, (_, owner)) in self.ranges.iter().enumerate() {
-            if let Some(i) = self.nodes.iter().position(|n| n == owner) {
-                held[i].push(r);
-            }
-        }
-        held
+        units::held(self.ranges.iter().map(|r| r.1), &self.nodes)
     }
 }
 
@@ -95,20 +89,8 @@ impl Placement for SplitRanges {
             return;
         }
         self.nodes.push(member.id);
-        let mut held = self.held();
-        let target = self.ranges.len() / self.nodes.len();
-        let newcomer = self.nodes.len() - 1;
-        for _ in 0..target {
-            let Some(donor) =
-                (0..newcomer).max_by(|&a, &b| held[a].len().cmp(&held[b].len()).then(b.cmp(&a)))
-            else {
-                break;
-            };
-            let Some(range) = held[donor].pop() else {
-                break;
-            };
+        for range in units::steal(self.held(), self.ranges.len()) {
             self.ranges[range].1 = member.id;
-            held[newcomer].push(range);
         }
     }
     fn leave(&mut self, id: NodeId) {
@@ -117,21 +99,8 @@ impl Placement for SplitRanges {
         };
         let held = self.held();
         self.nodes.remove(gone);
-        let mut counts: Vec<usize> = held
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != gone)
-            .map(|(_, h)| h.len())
-            .collect();
-        for &range in &held[gone] {
-            let Some(heir) =
-                (0..counts.len()).min_by(|&a, &b| counts[a].cmp(&counts[b]).then(a.cmp(&b)))
-            else {
-                self.ranges[range].1 = NodeId::MAX;
-                continue;
-            };
-            counts[heir] += 1;
-            self.ranges[range].1 = self.nodes[heir];
+        for (range, heir) in units::hand_out(&held, gone) {
+            self.ranges[range].1 = heir.map_or(NodeId::MAX, |h| self.nodes[h]);
         }
     }
     fn nodes(&self) -> Vec<NodeId> {
