@@ -299,8 +299,11 @@ fn stale_read_checker_is_silent_when_quorums_overlap_and_fires_when_not() {
     assert!(firing > 0, "no seed showed a stale read with R + W <= RF");
 }
 
+/// The figures of a `RebalanceDone`: copies and bytes sent, required, an even share; took.
+type Figures = ((u64, u64), (u64, u64), (u64, u64), u64);
+
 /// A join (n6) or a leave (n2) after 40 keys; returns the `RebalanceDone` figures.
-fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
+fn rebalance(scheme: Scheme, join: bool) -> Figures {
     let mut config = RingConfig::lesson();
     config.scheme = scheme;
     config.spares = vec!["n6".into()];
@@ -325,11 +328,18 @@ fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
             RingNote::RebalanceDone {
                 moved_keys,
                 moved_bytes,
-                ideal_keys,
-                ideal_bytes,
+                required_keys,
+                required_bytes,
+                share_keys,
+                share_bytes,
                 took_ms,
                 ..
-            } => Some((moved_keys, moved_bytes, ideal_keys, ideal_bytes, took_ms)),
+            } => Some((
+                (moved_keys, moved_bytes),
+                (required_keys, required_bytes),
+                (share_keys, share_bytes),
+                took_ms,
+            )),
             _ => None,
         })
         .expect("the rebalance finished")
@@ -337,21 +347,25 @@ fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
 
 // Goal: rebalancing under both schemes, and time following bytes. Method: 40 keys, then a join
 // of n6 or a leave of n2, with vnodes and with fixed partitions. Proves: every run finishes with
-// no invariant broken, moves no more than twice the ideal (the fair share RF/N), and takes at
+// no invariant broken; the copies the change required are within a factor of two of an even
+// share (RF/N of the data) both ways; every required copy is sent at least once and at most
+// once per old home (RF times: every old home streams what it holds); and the move takes at
 // least one entry's time on the wire at 2000 bytes/s.
 #[test]
 fn joins_and_leaves_move_about_the_ideal_under_both_schemes() {
+    let rf = 3;
     for scheme in [Scheme::Vnodes, Scheme::Partitions] {
         for join in [true, false] {
-            let (keys, bytes, ideal_keys, ideal_bytes, took) = rebalance(scheme, join);
-            assert!(keys > 0 && bytes > 0, "{scheme:?} join={join}");
-            assert!(
-                keys <= 2 * ideal_keys,
-                "{scheme:?} join={join}: {keys} vs {ideal_keys}"
-            );
-            assert!(bytes <= 2 * ideal_bytes, "{scheme:?} join={join}");
+            let ((keys, bytes), (req_keys, req_bytes), (share_keys, share_bytes), took) =
+                rebalance(scheme, join);
+            let what = format!("{scheme:?} join={join}: sent {keys}, required {req_keys}, share {share_keys}");
+            assert!(req_keys > 0 && req_bytes > 0, "{what}");
+            assert!(keys >= req_keys && bytes >= req_bytes, "{what}");
+            assert!(keys <= rf * req_keys && bytes <= rf * req_bytes, "{what}");
+            assert!(req_keys <= 2 * share_keys && 2 * req_keys >= share_keys, "{what}");
+            assert!(req_bytes <= 2 * share_bytes && 2 * req_bytes >= share_bytes, "{what}");
             // 2000 bytes/s: 24-byte entries take 12 ms each on the wire.
-            assert!(took >= 12, "{scheme:?} join={join}: {took} ms");
+            assert!(took >= 12, "{what}: {took} ms");
         }
     }
 }
@@ -411,9 +425,9 @@ fn redirects(ns: &[RingNote]) -> usize {
 // Goal: an informed client with a stale map is redirected and retries. Method: client c1 runs
 // a load routed by its cached map; n6 joins and c1 learns the new map 200 ms after the move;
 // the control runs the same load with no join. Proves: with the join, some request is answered
-// MOVED, c1 retries at the named owner and is answered there (every request answered, every
-// write confirmed to c1, no invariant fires, the new map learned); without it there is no
-// redirect at all.
+// MOVED, c1 retries at the named owner and is answered there (every request answered, all
+// but the few writes caught by the handover fence confirmed to c1, no invariant fires, the new
+// map learned); without it there is no redirect at all.
 #[test]
 fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
     let (v, ns) = client_run(true, 200, Bugs::default());
@@ -428,10 +442,18 @@ fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
         .filter(|n| matches!(n, RingNote::Answered { .. }))
         .collect();
     assert_eq!(answered.len(), 200, "every request answered");
+    // A write an owner started just before it learned of the join is refused by replicas
+    // that already had (the era fence): it fails and the client is told, never half-done.
+    let failed: Vec<&&RingNote> = answered
+        .iter()
+        .filter(|n| matches!(n, RingNote::Answered { ok: false, .. }))
+        .collect();
+    assert!(failed.len() <= 3, "{failed:?}");
     assert!(
-        answered
+        failed
             .iter()
-            .all(|n| matches!(n, RingNote::Answered { ok: true, .. }))
+            .all(|n| matches!(n, RingNote::Answered { write: true, .. })),
+        "{failed:?}"
     );
     assert!(!ns.iter().any(|n| matches!(n, RingNote::GaveUp { .. })));
     let (control, ns) = client_run(false, 200, Bugs::default());
@@ -481,8 +503,8 @@ fn dynamic_run(limit: u64) -> (Vec<String>, Vec<RingNote>) {
 // Goal: dynamic splitting at a size threshold. Method: the same load with a 600-byte threshold
 // and with one no range reaches (100 000 bytes). Proves: with 600, ranges split (each only
 // once it holds more than 600 bytes), every split's move ends with `ownership-total` and the
-// other invariants silent, and each moves exactly the ideal keys (the half's copies that new
-// homes lacked), bytes within one rewrite of it; with 100 000 nothing splits.
+// other invariants silent, and each sends every required copy (the half's copies that new
+// homes lacked) at least once and at most once per old home; with 100 000 nothing splits.
 #[test]
 fn ranges_split_when_and_only_when_they_pass_the_threshold() {
     let (v, ns) = dynamic_run(600);
@@ -502,17 +524,19 @@ fn ranges_split_when_and_only_when_they_pass_the_threshold() {
             RingNote::RebalanceDone {
                 moved_keys,
                 moved_bytes,
-                ideal_keys,
-                ideal_bytes,
+                required_keys,
+                required_bytes,
                 ..
-            } => Some((*moved_keys, *moved_bytes, *ideal_keys, *ideal_bytes)),
+            } => Some((*moved_keys, *moved_bytes, *required_keys, *required_bytes)),
             _ => None,
         })
         .collect();
     assert_eq!(done.len(), splits.len(), "every split's move finished");
-    for (keys, bytes, ideal_keys, ideal_bytes) in done {
-        assert_eq!(keys, ideal_keys);
-        assert!(bytes.abs_diff(ideal_bytes) <= 8, "{bytes} vs {ideal_bytes}");
+    for (keys, bytes, req_keys, req_bytes) in done {
+        assert!(req_keys > 0);
+        // (+ 2: a key written while the move starts may reach the other old homes first)
+        assert!(keys >= req_keys && keys <= 3 * (req_keys + 2), "{keys} vs {req_keys}");
+        assert!(bytes >= req_bytes && bytes <= 3 * (req_bytes + 60), "{bytes} vs {req_bytes}");
     }
     let (v, ns) = dynamic_run(100_000);
     assert!(v.is_empty(), "{v:?}");
