@@ -148,9 +148,7 @@ impl Invariant<RingNode> for NoAckedWriteLost {
             value,
             ..
         } = n
-            && let Some(first) = self
-                .values
-                .insert((key.clone(), *version), value.clone())
+            && let Some(first) = self.values.insert((key.clone(), *version), value.clone())
             && first != *value
         {
             return Err(format!(

@@ -145,7 +145,11 @@ impl RingNode {
     /// Whether this node homes `key` now: in its map, or in the old one while moving.
     fn homes_now(&self, key: &str) -> bool {
         self.map.homes(key).contains(&self.id)
-            || (self.moving && self.old.as_ref().is_some_and(|m| m.homes(key).contains(&self.id)))
+            || (self.moving
+                && self
+                    .old
+                    .as_ref()
+                    .is_some_and(|m| m.homes(key).contains(&self.id)))
     }
 
     /// Keeps `data` for `key` if newer than what is there; notes it. True if kept.
@@ -172,7 +176,14 @@ impl RingNode {
         &mut self,
         ctx: &mut Context<'_, Self>,
         from: NodeId,
-        (req, key, data, hint_for, repair, era): (u64, String, Versioned, Option<NodeId>, bool, u64),
+        (req, key, data, hint_for, repair, era): (
+            u64,
+            String,
+            Versioned,
+            Option<NodeId>,
+            bool,
+            u64,
+        ),
     ) {
         let hinted = hint_for.is_some();
         if era < self.era() {

@@ -102,7 +102,14 @@ fn a_replica_refuses_a_second_value_and_a_write_from_an_earlier_era() {
     assert_eq!(acks(&t.take()), 0, "equal version, other value: no ack");
     assert_eq!(n1.stored("usuario:7"), Some(&v(1, "Ada")));
     let join = map::Change::Join(NodeId(6));
-    n1.on_message(&mut t.ctx(), coord, RingMsg::Rebalance { epoch: 1, change: join });
+    n1.on_message(
+        &mut t.ctx(),
+        coord,
+        RingMsg::Rebalance {
+            epoch: 1,
+            change: join,
+        },
+    );
     t.take();
     n1.on_message(&mut t.ctx(), coord, store(3, v(2, "Ada B."), None));
     assert_eq!(acks(&t.take()), 0, "era 0 < era 1: fenced");
@@ -124,7 +131,10 @@ fn checkers_flag_two_values_under_one_version() {
     };
     let mut lost = NoAckedWriteLost::default();
     assert!(lost.observe(&rec(1, "n0", acked("a"))).is_ok());
-    assert!(lost.observe(&rec(2, "n0", acked("a"))).is_ok(), "same value");
+    assert!(
+        lost.observe(&rec(2, "n0", acked("a"))).is_ok(),
+        "same value"
+    );
     let err = lost.observe(&rec(3, "n6", acked("b"))).unwrap_err();
     assert!(err.contains("'a'") && err.contains("'b'"), "{err}");
     let mut reads = ReadYourLatestAck::default();
