@@ -66,6 +66,17 @@ fn get(s: &mut Sim<RingNode>, at: u64, key: &str) {
     );
 }
 
+/// The coordinator's `Load` of `ops` operations over `keys` keys, one every `every_ms`, at 0.
+fn load(s: &mut Sim<RingNode>, keys: u32, ops: u32, every_ms: u64) {
+    let c = coord(s);
+    let load = RingCommand::Load {
+        keys,
+        ops,
+        every_ms,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+}
+
 /// Runs to the end; returns the names of the invariants violated, in order, deduplicated.
 fn violated(s: &mut Sim<RingNode>) -> Vec<String> {
     let report = s.run();
@@ -267,13 +278,7 @@ fn workload(w: u32, r: u32, seed: u64) -> Vec<String> {
     config.allow_stale_reads = true;
     let loss = Ratio::new(1, 50).expect("a ratio");
     let mut s = traced(&config, seed, link(1, 30, loss), 3000);
-    let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 4,
-        ops: 300,
-        every_ms: 3,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 4, 300, 3);
     violated(&mut s)
 }
 
@@ -309,12 +314,7 @@ fn rebalance(scheme: Scheme, join: bool) -> Figures {
     config.spares = vec!["n6".into()];
     let mut s = traced(&config, 0, fixed(), 5000);
     let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 40,
-        ops: 40,
-        every_ms: 2,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 40, 40, 2);
     let cmd = if join {
         RingCommand::Join("n6".into())
     } else {
@@ -497,13 +497,7 @@ fn dynamic_run(limit: u64) -> (Vec<String>, Vec<RingNote>) {
     let mut config = RingConfig::lesson();
     config.scheme = Scheme::Dynamic { split_bytes: limit };
     let mut s = traced(&config, 0, link(1, 3, Ratio::ZERO), 4000);
-    let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 60,
-        ops: 200,
-        every_ms: 10,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 60, 200, 10);
     let v = violated(&mut s);
     (v, notes(&s.take_records()))
 }
@@ -569,12 +563,7 @@ fn lossy_run(seed: u64, change: &str) -> (RingConfig, Vec<String>, Vec<RingNote>
     let loss = Ratio::new(1, 10).expect("a ratio");
     let mut s = traced(&config, seed, link(1, 20, loss), 3000);
     let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 30,
-        ops: 30,
-        every_ms: 3,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 30, 30, 3);
     match change {
         "join" => s.schedule(ms(150), Action::Command(c, RingCommand::Join("n6".into()))),
         "leave" => s.schedule(ms(150), Action::Command(c, RingCommand::Leave("n2".into()))),

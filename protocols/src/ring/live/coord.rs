@@ -99,6 +99,21 @@ struct WriteOp {
     round: u8,
 }
 
+impl WriteOp {
+    /// The `Store` of this write, request `req`, at the writer's `era` (to a stand-in for
+    /// `hint_for`, if any).
+    fn store(&self, req: u64, era: u64, hint_for: Option<NodeId>) -> RingMsg {
+        RingMsg::Store {
+            req,
+            key: self.key.clone(),
+            data: self.data.clone(),
+            hint_for,
+            repair: false,
+            era,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Hash)]
 struct ReadOp {
     client: Asker,
@@ -288,18 +303,9 @@ impl RingNode {
                     continue;
                 }
                 op.targets.push(to);
-                if op.gated {
-                    continue;
+                if !op.gated {
+                    ctx.send(to, op.store(req, era, None));
                 }
-                let msg = RingMsg::Store {
-                    req,
-                    key: op.key.clone(),
-                    data: op.data.clone(),
-                    hint_for: None,
-                    repair: false,
-                    era,
-                };
-                ctx.send(to, msg);
             }
             if !op.quorums.contains(&homes) {
                 op.quorums.push(homes);
@@ -326,15 +332,7 @@ impl RingNode {
             // The next owner kept it: now the other homes.
             op.gated = false;
             for &to in op.targets.iter().filter(|&&t| t != from) {
-                let msg = RingMsg::Store {
-                    req,
-                    key: op.key.clone(),
-                    data: op.data.clone(),
-                    hint_for: None,
-                    repair: false,
-                    era,
-                };
-                ctx.send(to, msg);
+                ctx.send(to, op.store(req, era, None));
             }
         }
         if hinted {
@@ -434,15 +432,7 @@ impl RingNode {
                 let Some(standin) = spare.next() else { break };
                 op.standins.insert(standin, home);
                 notes.push((home, standin));
-                let msg = RingMsg::Store {
-                    req,
-                    key: op.key.clone(),
-                    data: op.data.clone(),
-                    hint_for: Some(home),
-                    repair: false,
-                    era,
-                };
-                ctx.send(standin, msg);
+                ctx.send(standin, op.store(req, era, Some(home)));
             }
             let (key, version) = (op.key.clone(), op.data.version);
             for (home, standin) in notes {
