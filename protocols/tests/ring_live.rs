@@ -66,6 +66,17 @@ fn get(s: &mut Sim<RingNode>, at: u64, key: &str) {
     );
 }
 
+/// The coordinator's `Load` of `ops` operations over `keys` keys, one every `every_ms`, at 0.
+fn load(s: &mut Sim<RingNode>, keys: u32, ops: u32, every_ms: u64) {
+    let c = coord(s);
+    let load = RingCommand::Load {
+        keys,
+        ops,
+        every_ms,
+    };
+    s.schedule(ms(0), Action::Command(c, load));
+}
+
 /// Runs to the end; returns the names of the invariants violated, in order, deduplicated.
 fn violated(s: &mut Sim<RingNode>) -> Vec<String> {
     let report = s.run();
@@ -267,13 +278,7 @@ fn workload(w: u32, r: u32, seed: u64) -> Vec<String> {
     config.allow_stale_reads = true;
     let loss = Ratio::new(1, 50).expect("a ratio");
     let mut s = traced(&config, seed, link(1, 30, loss), 3000);
-    let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 4,
-        ops: 300,
-        every_ms: 3,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 4, 300, 3);
     violated(&mut s)
 }
 
@@ -299,19 +304,17 @@ fn stale_read_checker_is_silent_when_quorums_overlap_and_fires_when_not() {
     assert!(firing > 0, "no seed showed a stale read with R + W <= RF");
 }
 
+/// The figures of a `RebalanceDone`: copies and bytes sent, required, an even share; took.
+type Figures = ((u64, u64), (u64, u64), (u64, u64), u64);
+
 /// A join (n6) or a leave (n2) after 40 keys; returns the `RebalanceDone` figures.
-fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
+fn rebalance(scheme: Scheme, join: bool) -> Figures {
     let mut config = RingConfig::lesson();
     config.scheme = scheme;
     config.spares = vec!["n6".into()];
     let mut s = traced(&config, 0, fixed(), 5000);
     let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 40,
-        ops: 40,
-        every_ms: 2,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 40, 40, 2);
     let cmd = if join {
         RingCommand::Join("n6".into())
     } else {
@@ -325,11 +328,18 @@ fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
             RingNote::RebalanceDone {
                 moved_keys,
                 moved_bytes,
-                ideal_keys,
-                ideal_bytes,
+                required_keys,
+                required_bytes,
+                share_keys,
+                share_bytes,
                 took_ms,
                 ..
-            } => Some((moved_keys, moved_bytes, ideal_keys, ideal_bytes, took_ms)),
+            } => Some((
+                (moved_keys, moved_bytes),
+                (required_keys, required_bytes),
+                (share_keys, share_bytes),
+                took_ms,
+            )),
             _ => None,
         })
         .expect("the rebalance finished")
@@ -337,21 +347,33 @@ fn rebalance(scheme: Scheme, join: bool) -> (u64, u64, u64, u64, u64) {
 
 // Goal: rebalancing under both schemes, and time following bytes. Method: 40 keys, then a join
 // of n6 or a leave of n2, with vnodes and with fixed partitions. Proves: every run finishes with
-// no invariant broken, moves no more than twice the ideal (the fair share RF/N), and takes at
+// no invariant broken; the copies the change required are within a factor of two of an even
+// share (RF/N of the data) both ways; every required copy is sent at least once and at most
+// once per old home (RF times: every old home streams what it holds); and the move takes at
 // least one entry's time on the wire at 2000 bytes/s.
 #[test]
 fn joins_and_leaves_move_about_the_ideal_under_both_schemes() {
+    let rf = 3;
     for scheme in [Scheme::Vnodes, Scheme::Partitions] {
         for join in [true, false] {
-            let (keys, bytes, ideal_keys, ideal_bytes, took) = rebalance(scheme, join);
-            assert!(keys > 0 && bytes > 0, "{scheme:?} join={join}");
-            assert!(
-                keys <= 2 * ideal_keys,
-                "{scheme:?} join={join}: {keys} vs {ideal_keys}"
+            let ((keys, bytes), (req_keys, req_bytes), (share_keys, share_bytes), took) =
+                rebalance(scheme, join);
+            let what = format!(
+                "{scheme:?} join={join}: sent {keys}, required {req_keys}, share {share_keys}"
             );
-            assert!(bytes <= 2 * ideal_bytes, "{scheme:?} join={join}");
+            assert!(req_keys > 0 && req_bytes > 0, "{what}");
+            assert!(keys >= req_keys && bytes >= req_bytes, "{what}");
+            assert!(keys <= rf * req_keys && bytes <= rf * req_bytes, "{what}");
+            assert!(
+                req_keys <= 2 * share_keys && 2 * req_keys >= share_keys,
+                "{what}"
+            );
+            assert!(
+                req_bytes <= 2 * share_bytes && 2 * req_bytes >= share_bytes,
+                "{what}"
+            );
             // 2000 bytes/s: 24-byte entries take 12 ms each on the wire.
-            assert!(took >= 12, "{scheme:?} join={join}: {took} ms");
+            assert!(took >= 12, "{what}: {took} ms");
         }
     }
 }
@@ -411,9 +433,9 @@ fn redirects(ns: &[RingNote]) -> usize {
 // Goal: an informed client with a stale map is redirected and retries. Method: client c1 runs
 // a load routed by its cached map; n6 joins and c1 learns the new map 200 ms after the move;
 // the control runs the same load with no join. Proves: with the join, some request is answered
-// MOVED, c1 retries at the named owner and is answered there (every request answered, every
-// write confirmed to c1, no invariant fires, the new map learned); without it there is no
-// redirect at all.
+// MOVED, c1 retries at the named owner and is answered there (every request answered, all
+// but the few writes caught by the handover fence confirmed to c1, no invariant fires, the new
+// map learned); without it there is no redirect at all.
 #[test]
 fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
     let (v, ns) = client_run(true, 200, Bugs::default());
@@ -428,10 +450,18 @@ fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
         .filter(|n| matches!(n, RingNote::Answered { .. }))
         .collect();
     assert_eq!(answered.len(), 200, "every request answered");
+    // A write an owner started just before it learned of the join is refused by replicas
+    // that already had (the era fence): it fails and the client is told, never half-done.
+    let failed: Vec<&&RingNote> = answered
+        .iter()
+        .filter(|n| matches!(n, RingNote::Answered { ok: false, .. }))
+        .collect();
+    assert!(failed.len() <= 3, "{failed:?}");
     assert!(
-        answered
+        failed
             .iter()
-            .all(|n| matches!(n, RingNote::Answered { ok: true, .. }))
+            .all(|n| matches!(n, RingNote::Answered { write: true, .. })),
+        "{failed:?}"
     );
     assert!(!ns.iter().any(|n| matches!(n, RingNote::GaveUp { .. })));
     let (control, ns) = client_run(false, 200, Bugs::default());
@@ -467,13 +497,7 @@ fn dynamic_run(limit: u64) -> (Vec<String>, Vec<RingNote>) {
     let mut config = RingConfig::lesson();
     config.scheme = Scheme::Dynamic { split_bytes: limit };
     let mut s = traced(&config, 0, link(1, 3, Ratio::ZERO), 4000);
-    let c = coord(&s);
-    let load = RingCommand::Load {
-        keys: 60,
-        ops: 200,
-        every_ms: 10,
-    };
-    s.schedule(ms(0), Action::Command(c, load));
+    load(&mut s, 60, 200, 10);
     let v = violated(&mut s);
     (v, notes(&s.take_records()))
 }
@@ -481,8 +505,8 @@ fn dynamic_run(limit: u64) -> (Vec<String>, Vec<RingNote>) {
 // Goal: dynamic splitting at a size threshold. Method: the same load with a 600-byte threshold
 // and with one no range reaches (100 000 bytes). Proves: with 600, ranges split (each only
 // once it holds more than 600 bytes), every split's move ends with `ownership-total` and the
-// other invariants silent, and each moves exactly the ideal keys (the half's copies that new
-// homes lacked), bytes within one rewrite of it; with 100 000 nothing splits.
+// other invariants silent, and each sends every required copy (the half's copies that new
+// homes lacked) at least once and at most once per old home; with 100 000 nothing splits.
 #[test]
 fn ranges_split_when_and_only_when_they_pass_the_threshold() {
     let (v, ns) = dynamic_run(600);
@@ -502,19 +526,117 @@ fn ranges_split_when_and_only_when_they_pass_the_threshold() {
             RingNote::RebalanceDone {
                 moved_keys,
                 moved_bytes,
-                ideal_keys,
-                ideal_bytes,
+                required_keys,
+                required_bytes,
                 ..
-            } => Some((*moved_keys, *moved_bytes, *ideal_keys, *ideal_bytes)),
+            } => Some((*moved_keys, *moved_bytes, *required_keys, *required_bytes)),
             _ => None,
         })
         .collect();
     assert_eq!(done.len(), splits.len(), "every split's move finished");
-    for (keys, bytes, ideal_keys, ideal_bytes) in done {
-        assert_eq!(keys, ideal_keys);
-        assert!(bytes.abs_diff(ideal_bytes) <= 8, "{bytes} vs {ideal_bytes}");
+    for (keys, bytes, req_keys, req_bytes) in done {
+        assert!(req_keys > 0);
+        // (+ 2: a key written while the move starts may reach the other old homes first)
+        assert!(
+            keys >= req_keys && keys <= 3 * (req_keys + 2),
+            "{keys} vs {req_keys}"
+        );
+        assert!(
+            bytes >= req_bytes && bytes <= 3 * (req_bytes + 60),
+            "{bytes} vs {req_bytes}"
+        );
     }
     let (v, ns) = dynamic_run(100_000);
     assert!(v.is_empty(), "{v:?}");
     assert!(!ns.iter().any(|n| matches!(n, RingNote::Split { .. })));
+}
+
+/// A small lossy run: 30 keys written once by the coordinator (no reads, so no read repair
+/// heals a replica that missed a write) over links with 1 in 10 messages lost and 1-20 ms of
+/// jitter, with a join of n6, a leave of n2, or (scheme `Dynamic`) splits, at 150 ms.
+fn lossy_run(seed: u64, change: &str) -> (RingConfig, Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.spares = vec!["n6".into()];
+    if change == "split" {
+        config.scheme = Scheme::Dynamic { split_bytes: 150 };
+    }
+    let loss = Ratio::new(1, 10).expect("a ratio");
+    let mut s = traced(&config, seed, link(1, 20, loss), 3000);
+    let c = coord(&s);
+    load(&mut s, 30, 30, 3);
+    match change {
+        "join" => s.schedule(ms(150), Action::Command(c, RingCommand::Join("n6".into()))),
+        "leave" => s.schedule(ms(150), Action::Command(c, RingCommand::Leave("n2".into()))),
+        _ => {}
+    }
+    let v = violated(&mut s);
+    (config, v, notes(&s.take_records()))
+}
+
+/// After each `RebalanceDone`, how many of each confirmed key's new homes hold its newest
+/// confirmed version; `Err` names a key held by fewer than W of them.
+fn new_homes_hold_every_ack(config: &RingConfig, ns: &[RingNote]) -> Result<u32, String> {
+    use live::invariants::Ledger;
+    use live::map::{Change, Map};
+    let names = config.names();
+    let id = |name: &str| NodeId(names.iter().position(|n| n == name).expect("a node") as u32);
+    let (mut map, mut ledger, mut pending) = (Map::initial(config), Ledger::default(), None);
+    let mut rebalances = 0;
+    for n in ns {
+        ledger.observe(n);
+        match n {
+            RingNote::Split { at, to, .. } => {
+                pending = Some(Change::Split {
+                    at: *at,
+                    to: id(to),
+                });
+            }
+            RingNote::OwnershipChanged { change, node, .. } if !change.starts_with("split") => {
+                pending = Some(if change.starts_with("join") {
+                    Change::Join(id(node))
+                } else {
+                    Change::Leave(id(node))
+                });
+            }
+            RingNote::RebalanceDone { epoch, .. } => {
+                map.apply(pending.take().expect("a change before its end"));
+                rebalances += 1;
+                for (key, &v) in ledger.confirmed() {
+                    let holders = map
+                        .homes(key)
+                        .iter()
+                        .filter(|h| ledger.at(key, &names[h.index()]) >= v)
+                        .count();
+                    if holders < config.w as usize {
+                        return Err(format!(
+                            "after epoch {epoch}, {key} v{v} is on {holders} of its new homes"
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(rebalances)
+}
+
+// Goal: rebalancing is safe on a lossy network (a lost Store, Transfer, Cleanup or read reply).
+// Method: a join, a leave and dynamic splits, each over 50 seeds with 1 in 10 messages lost
+// and 1-20 ms of jitter. Proves: no invariant fires on any seed; every change finishes on
+// most seeds; and after each rebalance at least W of every confirmed key's new homes hold its
+// newest confirmed version (before the fix only the first old home streamed, and a key it had
+// missed reached no new home).
+#[test]
+fn rebalances_under_loss_keep_every_confirmed_write() {
+    for change in ["join", "leave", "split"] {
+        let mut finished = 0;
+        for seed in 0..50 {
+            let (config, v, ns) = lossy_run(seed, change);
+            assert!(v.is_empty(), "{change} seed {seed}: {v:?}");
+            let done = new_homes_hold_every_ack(&config, &ns)
+                .unwrap_or_else(|e| panic!("{change} seed {seed}: {e}"));
+            finished += u32::from(done > 0);
+        }
+        assert!(finished >= 40, "{change}: only {finished} of 50 finished");
+    }
 }

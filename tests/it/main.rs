@@ -10,6 +10,7 @@
 //! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
+//! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
 mod bad_input;
@@ -20,6 +21,7 @@ mod determinism;
 mod golden;
 mod properties;
 mod ring;
+mod seeds;
 mod support;
 mod sweep;
 mod view;

@@ -5,8 +5,8 @@
 //! node a redirect named for that key). A node that does not own the key answers `Moved` with
 //! the owner in its own map; the client remembers that owner for the key (Redis updates one
 //! slot from a MOVED) and retries there, at most [`MAX_REDIRECTS`] times per request. The
-//! whole map reaches the client only `map_delay_ms` after a rebalance ends (`MapUpdate`), and
-//! replaces the per-key redirects. A request with no answer in `4 × rpc_timeout_ms` is given
+//! whole map reaches the client only `map_delay_ms` after a rebalance ends (`MapUpdate`, resent
+//! until the client acknowledges it with `MapAck`), and replaces the per-key redirects. A request with no answer in `4 × rpc_timeout_ms` is given
 //! up (`GaveUp`): the owner coordinates a quorum with a stand-in round, so it answers within
 //! two timeouts unless it is down.
 
@@ -236,12 +236,15 @@ impl RingNode {
     pub(crate) fn on_map_update(
         &mut self,
         ctx: &mut Context<'_, Self>,
+        from: NodeId,
         log: &[crate::ring::live::map::Change],
     ) {
         let Some(c) = self.client.as_mut() else {
             return;
         };
-        if log.len() as u64 <= self.map.epoch() {
+        let epoch = log.len() as u64;
+        ctx.send(from, RingMsg::MapAck { epoch });
+        if epoch <= self.map.epoch() {
             return;
         }
         c.moved.clear();

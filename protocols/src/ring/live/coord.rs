@@ -7,7 +7,13 @@
 //! homes, answers with the newest of the first R replies, and sends the newest version to every
 //! replica that answered with an older one (read repair). During a rebalance, writes go to the
 //! homes of both maps and need W acks in each; reads use the old map until every source has
-//! streamed its keys, then the new one.
+//! streamed its keys, then the new one. A read that meets a replica that has already cleaned
+//! up ("moved") starts again on the reader's newer map. `Cleanup` is resent until every node
+//! of both maps acknowledges it, and only then may the next change start.
+//!
+//! An owner's write during a move goes first to the key's next owner alone and to the other
+//! homes only once it has kept it: every version an old owner lands anywhere is on the next
+//! owner, which numbers past it.
 //!
 //! The same quorum machine serves clients: a storage node that owns a key coordinates a
 //! client's request for it (see `serve`), with `Asker` naming the client to answer. Under the
@@ -32,6 +38,8 @@ pub struct Coord {
     reads: BTreeMap<u64, ReadOp>,
     pub(crate) rebalance: Option<Rebalancing>,
     load: Option<LoadGen>,
+    /// Clients that acknowledged the map in force (the push is resent to the others).
+    map_acks: BTreeSet<NodeId>,
 }
 
 impl Coord {
@@ -42,9 +50,18 @@ impl Coord {
         self.load = None;
     }
 
-    /// Whether a rebalance is under way (on the coordinator).
+    /// Whether a rebalance is under way (on the coordinator), its cleanup included.
     pub(crate) fn rebalancing(&self) -> bool {
         self.rebalance.is_some()
+    }
+
+    /// The map being moved to while its streams run (not once it is in force and only the
+    /// cleanup is awaited).
+    pub(crate) fn moving_to(&self) -> Option<&Map> {
+        self.rebalance
+            .as_ref()
+            .filter(|r| r.cleaning.is_none())
+            .map(|r| &r.next)
     }
 
     fn req(&mut self) -> u64 {
@@ -74,10 +91,27 @@ struct WriteOp {
     /// write runs during a rebalance, so the owner-to-be holds every version it will number
     /// after.
     must: Option<NodeId>,
+    /// Sent to `must` only so far: the others get it once `must` has kept it.
+    gated: bool,
     /// Nodes in placement order past the homes, where stand-ins are picked.
     walk: Vec<NodeId>,
     confirmed: bool,
     round: u8,
+}
+
+impl WriteOp {
+    /// The `Store` of this write, request `req`, at the writer's `era` (to a stand-in for
+    /// `hint_for`, if any).
+    fn store(&self, req: u64, era: u64, hint_for: Option<NodeId>) -> RingMsg {
+        RingMsg::Store {
+            req,
+            key: self.key.clone(),
+            data: self.data.clone(),
+            hint_for,
+            repair: false,
+            era,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -101,16 +135,12 @@ pub(crate) struct Rebalancing {
     moved_bytes: u64,
     /// The data set as the sources report it: keys and bytes each was the first home of.
     owned: (u64, u64),
-    ideal: Ideal,
-}
-
-/// What a move is measured against.
-#[derive(Clone, Copy, Debug, Hash)]
-pub(crate) enum Ideal {
-    /// A join or a leave: RF/`share` of the data set (the sources report its size).
-    Share(u64),
-    /// A split: (keys, bytes) known when it started.
-    Fixed(u64, u64),
+    /// The copies the change required, as the first old homes report them.
+    required: (u64, u64),
+    /// The fair share is RF/`share` of the data set.
+    share: u64,
+    /// Once the streams are done: the nodes that have not acknowledged `Cleanup`.
+    cleaning: Option<BTreeSet<NodeId>>,
 }
 
 #[derive(Clone, Debug, Hash)]
@@ -133,6 +163,9 @@ impl RingNode {
     pub(crate) fn coord_start(&mut self, ctx: &mut Context<'_, Self>) {
         if self.coord.as_ref().is_some_and(|c| c.rebalance.is_some()) {
             ctx.set_timer(RingTimer::RebalanceRetry, self.timeout());
+        }
+        if self.is_main() && !self.cfg.clients.is_empty() && self.map.epoch() > 0 {
+            ctx.set_timer(RingTimer::MapPush, self.timeout());
         }
     }
 
@@ -167,11 +200,7 @@ impl RingNode {
     /// A scenario's write on the coordinator: its map's homes, and the next map's during a
     /// rebalance; then, under the dynamic scheme, a split if the key's range grew too big.
     fn put(&mut self, ctx: &mut Context<'_, Self>, key: String, value: String) {
-        let next = self
-            .coord
-            .as_ref()
-            .and_then(|c| c.rebalance.as_ref())
-            .map(|r| r.next.clone());
+        let next = self.coord.as_ref().and_then(|c| c.moving_to()).cloned();
         let map = self.map.clone();
         self.start_write(ctx, (key, value), &map, next.as_ref(), None, None);
         self.maybe_split(ctx);
@@ -222,13 +251,19 @@ impl RingNode {
             value: data.value.clone(),
             homes: self.names_of(&targets),
         });
+        let era = self.era();
+        let gated = must.is_some();
         for &to in &targets {
+            if gated && Some(to) != must {
+                continue;
+            }
             let msg = RingMsg::Store {
                 req,
                 key: key.clone(),
                 data: data.clone(),
                 hint_for: None,
                 repair: false,
+                era,
             };
             ctx.send(to, msg);
         }
@@ -242,6 +277,7 @@ impl RingNode {
             standins: BTreeMap::new(),
             covered: BTreeMap::new(),
             must,
+            gated,
             walk,
             confirmed: false,
             round: 0,
@@ -258,6 +294,7 @@ impl RingNode {
     /// and needs W acks there too, so no write sent under the old map misses the stream.
     pub(crate) fn extend_writes(&mut self, ctx: &mut Context<'_, Self>, next: &Map) {
         let nodes = self.names.len();
+        let era = self.era();
         let Some(c) = self.coord.as_mut() else { return };
         for (&req, op) in c.writes.iter_mut() {
             let homes = next.homes(&op.key);
@@ -266,14 +303,9 @@ impl RingNode {
                     continue;
                 }
                 op.targets.push(to);
-                let msg = RingMsg::Store {
-                    req,
-                    key: op.key.clone(),
-                    data: op.data.clone(),
-                    hint_for: None,
-                    repair: false,
-                };
-                ctx.send(to, msg);
+                if !op.gated {
+                    ctx.send(to, op.store(req, era, None));
+                }
             }
             if !op.quorums.contains(&homes) {
                 op.quorums.push(homes);
@@ -291,10 +323,18 @@ impl RingNode {
     ) {
         let w = self.cfg.w as usize;
         let standins_count = self.cfg.standins_count();
+        let era = self.era();
         let Some(c) = self.coord.as_mut() else { return };
         let Some(op) = c.writes.get_mut(&req) else {
             return;
         };
+        if op.gated && !hinted && op.must == Some(from) {
+            // The next owner kept it: now the other homes.
+            op.gated = false;
+            for &to in op.targets.iter().filter(|&&t| t != from) {
+                ctx.send(to, op.store(req, era, None));
+            }
+        }
         if hinted {
             let Some(&home) = op.standins.get(&from) else {
                 return;
@@ -363,11 +403,17 @@ impl RingNode {
     fn write_timeout(&mut self, ctx: &mut Context<'_, Self>, req: u64) {
         let w = self.cfg.w;
         let rf = self.cfg.rf as usize;
+        let era = self.era();
         let Some(c) = self.coord.as_mut() else { return };
         let Some(op) = c.writes.get_mut(&req) else {
             return;
         };
         op.round += 1;
+        if op.round == 1 && op.gated {
+            // The next owner has not kept it: nothing else is sent (it fails next round).
+            ctx.set_timer(RingTimer::Request(req), self.timeout());
+            return;
+        }
         if op.round == 1 {
             let silent: Vec<NodeId> = op
                 .targets
@@ -386,14 +432,7 @@ impl RingNode {
                 let Some(standin) = spare.next() else { break };
                 op.standins.insert(standin, home);
                 notes.push((home, standin));
-                let msg = RingMsg::Store {
-                    req,
-                    key: op.key.clone(),
-                    data: op.data.clone(),
-                    hint_for: Some(home),
-                    repair: false,
-                };
-                ctx.send(standin, msg);
+                ctx.send(standin, op.store(req, era, Some(home)));
             }
             let (key, version) = (op.key.clone(), op.data.version);
             for (home, standin) in notes {
@@ -482,14 +521,44 @@ impl RingNode {
         from: NodeId,
         req: u64,
         data: Option<Versioned>,
+        moved: bool,
     ) {
         let r = self.cfg.r as usize;
         let names = self.names.clone();
+        let era = self.era();
+        let homes_now = self
+            .coord
+            .as_ref()
+            .and_then(|c| c.reads.get(&req))
+            .map(|op| self.map.homes(&op.key));
         let Some(c) = self.coord.as_mut() else { return };
         let Some(op) = c.reads.get_mut(&req) else {
             return;
         };
         if !op.homes.contains(&from) || op.replies.contains_key(&from) {
+            return;
+        }
+        if moved {
+            // The replica cleaned up after a move this read started before: ask the key's
+            // homes in this node's newer map instead (if it has one; else the reply is not
+            // counted and the read times out).
+            let Some(homes) = homes_now.filter(|h| *h != op.homes) else {
+                return;
+            };
+            if op.answered {
+                return;
+            }
+            op.homes = homes;
+            op.replies.clear();
+            op.best = None;
+            op.repaired.clear();
+            for &to in &op.homes {
+                let msg = RingMsg::Read {
+                    req,
+                    key: op.key.clone(),
+                };
+                ctx.send(to, msg);
+            }
             return;
         }
         let version = data.as_ref().map_or(0, |d| d.version);
@@ -551,6 +620,7 @@ impl RingNode {
                         data: best.clone(),
                         hint_for: None,
                         repair: true,
+                        era,
                     },
                 );
             }
@@ -660,18 +730,19 @@ impl RingNode {
             node: name.to_string(),
             members: self.names_of(&next.members()),
         });
-        // The ideal: the new node's fair share of the copies (a join), or the leaver's.
+        // The even share: the new node's fair share of the copies (a join), or the leaver's.
         let share = if join {
             next.members().len()
         } else {
             self.map.members().len()
         } as u64;
-        self.begin(ctx, next, Ideal::Share(share));
+        self.begin(ctx, next, share);
     }
 
     /// Starts moving to `next`: tells the nodes of both maps, sends writes in flight to their
-    /// new homes too, and waits for every source; `ideal` is what to report the move against.
-    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, ideal: Ideal) {
+    /// new homes too, and waits for every source; the move is reported against RF/`share` of
+    /// the data (one node's even share).
+    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, share: u64) {
         let mut participants = self.map.members();
         participants.extend(next.members());
         participants.sort();
@@ -684,18 +755,20 @@ impl RingNode {
             RingTimer::RebalanceRetry,
             Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
         );
-        self.extend_writes(ctx, &next);
         let c = self.coord.as_mut().expect("coordinator");
         c.rebalance = Some(Rebalancing {
-            next,
+            next: next.clone(),
             started: ctx.now(),
             waiting: participants.iter().copied().collect(),
             participants,
             moved_keys: 0,
             moved_bytes: 0,
             owned: (0, 0),
-            ideal,
+            required: (0, 0),
+            share,
+            cleaning: None,
         });
+        self.extend_writes(ctx, &next);
     }
 
     pub(crate) fn on_rebalance_retry(&mut self, ctx: &mut Context<'_, Self>) {
@@ -704,8 +777,14 @@ impl RingNode {
         };
         let epoch = r.next.epoch();
         let change = r.next.last_change();
-        for &to in &r.waiting {
-            ctx.send(to, RingMsg::Rebalance { epoch, change });
+        if let Some(cleaning) = &r.cleaning {
+            for &to in cleaning {
+                ctx.send(to, RingMsg::Cleanup { epoch });
+            }
+        } else {
+            for &to in &r.waiting {
+                ctx.send(to, RingMsg::Rebalance { epoch, change });
+            }
         }
         ctx.set_timer(
             RingTimer::RebalanceRetry,
@@ -719,55 +798,95 @@ impl RingNode {
         from: NodeId,
         epoch: u64,
         (keys, bytes): (u64, u64),
-        owned: (u64, u64),
+        (owned, required): ((u64, u64), (u64, u64)),
     ) {
         let Some(c) = self.coord.as_mut() else { return };
         let Some(r) = c.rebalance.as_mut() else {
             return;
         };
-        if r.next.epoch() != epoch || !r.waiting.remove(&from) {
+        if r.next.epoch() != epoch || r.cleaning.is_some() || !r.waiting.remove(&from) {
             return;
         }
         r.moved_keys += keys;
         r.moved_bytes += bytes;
         r.owned = (r.owned.0 + owned.0, r.owned.1 + owned.1);
+        r.required = (r.required.0 + required.0, r.required.1 + required.1);
         if !r.waiting.is_empty() {
             return;
         }
-        let r = c.rebalance.take().expect("present");
-        ctx.cancel_timer(RingTimer::RebalanceRetry);
         let rf = u64::from(self.cfg.rf);
-        let (ideal_keys, ideal_bytes) = match r.ideal {
-            Ideal::Share(share) => (r.owned.0 * rf / share, r.owned.1 * rf / share),
-            Ideal::Fixed(keys, bytes) => (keys, bytes),
-        };
         ctx.note(RingNote::RebalanceDone {
             epoch,
             moved_keys: r.moved_keys,
             moved_bytes: r.moved_bytes,
-            ideal_keys,
-            ideal_bytes,
+            required_keys: r.required.0,
+            required_bytes: r.required.1,
+            share_keys: r.owned.0 * rf / r.share,
+            share_bytes: r.owned.1 * rf / r.share,
             took_ms: ctx.now().saturating_since(r.started).as_millis(),
         });
+        // Every new home holds every version the old homes held: reads switch, and the nodes
+        // may drop what they no longer home. The rebalance lasts until all of them say so.
         for &to in &r.participants {
             ctx.send(to, RingMsg::Cleanup { epoch });
         }
-        self.map = r.next;
+        r.cleaning = Some(r.participants.iter().copied().collect());
+        self.map = r.next.clone();
+        c.map_acks.clear();
         if !self.cfg.clients.is_empty() {
             ctx.set_timer(
                 RingTimer::MapPush,
                 Duration::from_millis(self.cfg.map_delay_ms),
             );
         }
+    }
+
+    /// A node cleaned up after `epoch`; when all have, the next change may start.
+    pub(crate) fn on_cleanup_ack(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, epoch: u64) {
+        let Some(c) = self.coord.as_mut() else { return };
+        let Some(r) = c.rebalance.as_mut() else {
+            return;
+        };
+        let Some(cleaning) = r.cleaning.as_mut() else {
+            return;
+        };
+        if r.next.epoch() != epoch || !cleaning.remove(&from) || !cleaning.is_empty() {
+            return;
+        }
+        c.rebalance = None;
+        ctx.cancel_timer(RingTimer::RebalanceRetry);
         self.maybe_split(ctx);
     }
 
-    /// `map_delay_ms` after a rebalance: the clients get the map in force.
+    /// `map_delay_ms` after a rebalance: the clients get the map in force, and again every
+    /// four timeouts until each has acknowledged it.
     pub(crate) fn on_map_push(&mut self, ctx: &mut Context<'_, Self>) {
+        let Some(c) = self.coord.as_ref() else { return };
         let log = self.map.log().to_vec();
+        let mut pending = false;
         for i in self.cfg.coordinator_index() + 1..self.names.len() {
-            let msg = RingMsg::MapUpdate { log: log.clone() };
-            ctx.send(NodeId(i as u32), msg);
+            let to = NodeId(i as u32);
+            if c.map_acks.contains(&to) {
+                continue;
+            }
+            pending = true;
+            ctx.send(to, RingMsg::MapUpdate { log: log.clone() });
+        }
+        if pending {
+            ctx.set_timer(
+                RingTimer::MapPush,
+                Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
+            );
+        }
+    }
+
+    /// A client holds the map of `epoch`.
+    pub(crate) fn on_map_ack(&mut self, from: NodeId, epoch: u64) {
+        let current = self.map.epoch();
+        if let Some(c) = self.coord.as_mut()
+            && epoch == current
+        {
+            c.map_acks.insert(from);
         }
     }
 }

@@ -147,10 +147,10 @@ pub fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<Str
                     epoch,
                     moved_keys,
                     moved_bytes,
-                    ideal_bytes,
+                    required_bytes,
                     ..
                 } => Some(format!(
-                    "epoch {epoch} rebalanced: {moved_keys} keys, {moved_bytes} bytes moved (ideal {ideal_bytes})"
+                    "epoch {epoch} rebalanced: {moved_keys} key copies, {moved_bytes} bytes sent ({required_bytes} bytes required)"
                 )),
                 _ => None,
             })

@@ -5,18 +5,24 @@
 //!   checked whenever a copy is dropped and at the end. Storage is durable, so crashes never
 //!   fire it; a rebalance that deletes too early does. A write numbered at or below a version
 //!   of its key confirmed before it started is lost too, once confirmed: "the newest wins"
-//!   shadows it, so no read will return it (an owner that serves a key it no longer owns).
+//!   shadows it, so no read will return it (an owner that serves a key it no longer owns). So
+//!   are two different values confirmed under one version: replicas keep whichever came first.
 //! - `read-your-latest-ack`: a read that starts after version v of its key was confirmed returns
-//!   v or newer. It holds when R + W > RF (the quorums overlap) and fires when they need not.
+//!   v or newer, and a read that returns a confirmed version returns the value confirmed under
+//!   it. It holds when R + W > RF (the quorums overlap) and fires when they need not.
 //! - `ownership-total`: when a rebalance (a join, a leave or a split) ends, every confirmed key
 //!   has exactly RF distinct home replicas on the ring, and one of them holds its confirmed
 //!   version.
-//! - `hints-delivered`: at the end, no hint is still held for a home replica that has been up
-//!   long enough to receive it (a few handoff retries).
+//! - `hints-delivered`: at the end, no hint is still held that its home has acknowledged (a
+//!   `HandoffAck` for that version or newer reached the stand-in), and no stand-in that has been
+//!   up (not crashed, not paused) for the grace period holds a hint it has not tried to hand
+//!   over (sent a `Handoff`) within it. A home that is down, paused or cut off keeps the hint
+//!   waiting legally; a stand-in that stops trying does not.
 
 use crate::ring::live::RingNode;
 use crate::ring::live::config::RingConfig;
 use crate::ring::live::map::{Change, Map};
+use crate::ring::live::msg::RingMsg;
 use crate::ring::live::notes::RingNote;
 use sim_core::{Event, Fault, Instant, Invariant, NodeId, Record};
 use std::collections::BTreeMap;
@@ -106,6 +112,8 @@ fn note(record: &Record<RingNode>) -> Option<&RingNote> {
 #[derive(Clone, Debug, Default)]
 pub struct NoAckedWriteLost {
     ledger: Ledger,
+    /// (key, version) -> the value confirmed under it.
+    values: BTreeMap<(String, u64), String>,
     /// (key, version) of writes that started at or below a confirmed version of their key.
     shadowed: BTreeMap<(String, u64), u64>,
 }
@@ -134,6 +142,19 @@ impl Invariant<RingNode> for NoAckedWriteLost {
                 "{key} v{version} '{value}' was confirmed, but v{above} was confirmed before it started: the newer version shadows it and no read will return it"
             ));
         }
+        if let RingNote::Acked {
+            key,
+            version,
+            value,
+            ..
+        } = n
+            && let Some(first) = self.values.insert((key.clone(), *version), value.clone())
+            && first != *value
+        {
+            return Err(format!(
+                "{key} v{version} was confirmed twice with different values ('{first}', then '{value}'): replicas keep whichever reached them first, so one confirmed write is lost"
+            ));
+        }
         self.ledger.observe(n);
         if let RingNote::Deleted { key, node, .. } = n
             && let Some(why) = self.ledger.lost(key)
@@ -160,6 +181,8 @@ impl Invariant<RingNode> for NoAckedWriteLost {
 #[derive(Clone, Debug, Default)]
 pub struct ReadYourLatestAck {
     acked: BTreeMap<String, u64>,
+    /// (key, version) -> the value confirmed under it.
+    values: BTreeMap<(String, u64), String>,
     /// (coordinating node, request) -> the floor: storage nodes number their requests too.
     started: BTreeMap<(String, u64), u64>,
 }
@@ -174,9 +197,17 @@ impl Invariant<RingNode> for ReadYourLatestAck {
             _ => String::new(),
         };
         match note(record) {
-            Some(RingNote::Acked { key, version, .. }) => {
+            Some(RingNote::Acked {
+                key,
+                version,
+                value,
+                ..
+            }) => {
                 let a = self.acked.entry(key.clone()).or_default();
                 *a = (*a).max(*version);
+                self.values
+                    .entry((key.clone(), *version))
+                    .or_insert_with(|| value.clone());
             }
             Some(RingNote::ReadStarted { req, key }) => {
                 let floor = self.acked.get(key).copied().unwrap_or(0);
@@ -186,10 +217,18 @@ impl Invariant<RingNode> for ReadYourLatestAck {
                 req,
                 key,
                 version,
+                value,
                 from,
-                ..
             }) => {
                 let floor = self.started.remove(&(node, *req)).unwrap_or(0);
+                if let Some(acked) = self.values.get(&(key.clone(), *version))
+                    && acked != value
+                {
+                    return Err(format!(
+                        "{key} v{version} was confirmed as '{acked}', but a read returned v{version} '{value}' (from {})",
+                        from.join(", ")
+                    ));
+                }
                 if *version < floor {
                     return Err(format!(
                         "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {})",
@@ -292,7 +331,8 @@ impl Invariant<RingNode> for OwnershipTotal {
     }
 }
 
-/// At the end, no hint is still held for a home that has been up long enough to take it.
+/// At the end, no hint is kept that its home acknowledged, or that a stand-in up for the grace
+/// period has stopped trying to hand over.
 #[derive(Clone, Debug)]
 pub struct HintsDelivered {
     grace_ms: u64,
@@ -300,19 +340,63 @@ pub struct HintsDelivered {
     sent: BTreeMap<(String, String), String>,
     /// (stand-in, home, key) -> (version, time kept).
     held: BTreeMap<(String, String, String), (u64, Instant)>,
-    /// node -> up since (None: down now).
+    /// (stand-in, home, key) -> when the stand-in last sent a `Handoff` of it.
+    tried: BTreeMap<(String, String, String), Instant>,
+    /// (stand-in, home, key) -> the newest version a delivered `HandoffAck` acknowledged.
+    acked: BTreeMap<(String, String, String), u64>,
+    /// Message id -> (home, stand-in, key, version) of `HandoffAck`s sent.
+    acks_sent: BTreeMap<u64, (String, String, String, u64)>,
+    /// node -> up (not crashed, not paused) since; None: down now.
     up_since: BTreeMap<String, Option<Instant>>,
 }
 
 impl HintsDelivered {
-    /// The checker for `config`: a home up for 3 handoff retries plus 2 timeouts must have its
-    /// hints.
+    /// The checker for `config`: a stand-in up for 3 handoff retries plus 2 timeouts must have
+    /// tried within that time.
     pub fn new(config: &RingConfig) -> HintsDelivered {
         HintsDelivered {
             grace_ms: 3 * config.hint_retry_ms + 2 * config.rpc_timeout_ms,
             sent: BTreeMap::new(),
             held: BTreeMap::new(),
+            tried: BTreeMap::new(),
+            acked: BTreeMap::new(),
+            acks_sent: BTreeMap::new(),
             up_since: BTreeMap::new(),
+        }
+    }
+
+    fn note(&mut self, note: &RingNote, time: Instant) {
+        match note {
+            RingNote::HintSent {
+                key, home, standin, ..
+            } => {
+                self.sent
+                    .insert((standin.clone(), key.clone()), home.clone());
+            }
+            RingNote::Stored {
+                key,
+                version,
+                node,
+                hinted: true,
+                ..
+            } => {
+                if let Some(home) = self.sent.get(&(node.clone(), key.clone())) {
+                    let slot = (node.clone(), home.clone(), key.clone());
+                    self.held.insert(slot, (*version, time));
+                }
+            }
+            RingNote::HintDelivered {
+                key,
+                version,
+                home,
+                standin,
+            } => {
+                let slot = (standin.clone(), home.clone(), key.clone());
+                if self.held.get(&slot).is_some_and(|(v, _)| v <= version) {
+                    self.held.remove(&slot);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -322,73 +406,64 @@ impl Invariant<RingNode> for HintsDelivered {
         "hints-delivered"
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+        let now = record.time;
         match &record.event {
             Event::Fault {
-                fault: Fault::Crash(n),
+                fault: Fault::Crash(n) | Fault::Pause(n),
             } => {
                 self.up_since.insert(n.to_string(), None);
             }
             Event::Fault {
-                fault: Fault::Restart(n),
+                fault: Fault::Restart(n) | Fault::Resume(n),
             } => {
-                self.up_since.insert(n.to_string(), Some(record.time));
+                self.up_since.insert(n.to_string(), Some(now));
             }
-            Event::Note { note, .. } => match note {
-                RingNote::HintSent {
-                    key, home, standin, ..
-                } => {
-                    self.sent
-                        .insert((standin.clone(), key.clone()), home.clone());
+            Event::Send { id, from, to, msg } => match msg {
+                RingMsg::Handoff { key, .. } => {
+                    let slot = (from.to_string(), to.to_string(), key.clone());
+                    self.tried.insert(slot, now);
                 }
-                RingNote::Stored {
-                    key,
-                    version,
-                    node,
-                    hinted: true,
-                    ..
-                } => {
-                    if let Some(home) = self.sent.get(&(node.clone(), key.clone())) {
-                        let slot = (node.clone(), home.clone(), key.clone());
-                        self.held.insert(slot, (*version, record.time));
-                    }
-                }
-                RingNote::HintDelivered {
-                    key,
-                    version,
-                    home,
-                    standin,
-                } => {
-                    let slot = (standin.clone(), home.clone(), key.clone());
-                    if self.held.get(&slot).is_some_and(|(v, _)| v <= version) {
-                        self.held.remove(&slot);
-                    }
+                RingMsg::HandoffAck { key, version } => {
+                    let ack = (from.to_string(), to.to_string(), key.clone(), *version);
+                    self.acks_sent.insert(id.0, ack);
                 }
                 _ => {}
             },
+            Event::Deliver { id, .. } => {
+                if let Some((home, standin, key, version)) = self.acks_sent.remove(&id.0) {
+                    let v = self.acked.entry((standin, home, key)).or_default();
+                    *v = (*v).max(version);
+                }
+            }
+            Event::Note { note, .. } => self.note(note, now),
             _ => {}
         }
         Ok(())
     }
     fn finish(&mut self, end: Instant) -> Result<(), String> {
         let late = |t: Instant| end.saturating_since(t).as_millis() >= self.grace_ms;
-        let overdue: Vec<String> = self
-            .held
-            .iter()
-            .filter(|((_, home, _), (_, kept))| {
-                let up = self
-                    .up_since
-                    .get(home)
-                    .copied()
-                    .unwrap_or(Some(Instant::ZERO));
-                up.is_some_and(late) && late(*kept)
-            })
-            .map(|((standin, home, key), (v, _))| {
-                format!(
-                    "{standin} still holds the hint {key} v{v} for {home}, up for over {} ms",
+        let mut overdue = Vec::new();
+        for (slot, &(v, kept)) in &self.held {
+            let (standin, home, key) = slot;
+            if self.acked.get(slot).is_some_and(|&a| a >= v) {
+                overdue.push(format!(
+                    "{standin} still holds the hint {key} v{v} for {home}, which acknowledged it"
+                ));
+                continue;
+            }
+            let up = self
+                .up_since
+                .get(standin)
+                .copied()
+                .unwrap_or(Some(Instant::ZERO));
+            let idle = self.tried.get(slot).is_none_or(|&t| late(t));
+            if up.is_some_and(late) && late(kept) && idle {
+                overdue.push(format!(
+                    "{standin} holds the hint {key} v{v} for {home} and has not tried to hand it over for {} ms while up",
                     self.grace_ms
-                )
-            })
-            .collect();
+                ));
+            }
+        }
         if overdue.is_empty() {
             Ok(())
         } else {

@@ -26,15 +26,24 @@
 //! versions to reconcile, so the lesson needs neither.
 //!
 //! **Rebalancing.** `Join("n6")` or `Leave("n2")` moves the map to a new epoch ([`map`]); the
-//! coordinator tells every node of the old and new ring. Each key's first old home streams it to
-//! each new home that lacks it, in chunks of at most `chunk_bytes`, each sent after its bytes'
-//! time on the wire at `bandwidth_bytes_per_s` and resent until acknowledged, so a move's
-//! duration follows from its bytes and shows in the trace (`Streamed`). Meanwhile writes go to
-//! the homes of both maps (W acks in each) and reads use the old map; when every source has
-//! finished, reads switch and the nodes drop what they no longer home (`Cleanup`). The scheme is
-//! selectable: `Vnodes` (partitions proportional to nodes: the ring), `Partitions` (a fixed
-//! table, a newcomer steals whole partitions) or `Dynamic` (below). `RebalanceDone` reports keys and bytes moved
-//! against the ideal, the newcomer's (or leaver's) fair share RF/N of the data.
+//! coordinator tells every node of the old and new ring. Every old home of a key streams what
+//! it holds to each new home that was not an old home, and the receiver keeps the newest: a
+//! write confirmed at W acks may have missed one old home, so no single home is trusted to be
+//! the source. Chunks hold at most `chunk_bytes`, each sent after its bytes' time on the wire at
+//! `bandwidth_bytes_per_s` and resent until acknowledged, so a move's duration follows from its
+//! bytes and shows in the trace (`Streamed`). Meanwhile writes go to the homes of both maps (W
+//! acks in each) and reads use the old map. When every source has finished, every new home set
+//! holds every confirmed version at W of its homes (the confirmed write's W old holders all
+//! streamed it, and writes during the move had W acks among the new homes), so reads switch and
+//! the nodes drop what they no longer home (`Cleanup`, resent until every node acknowledges;
+//! the next change waits for that). A read still in flight on the old map that meets a node
+//! that has dropped the key is answered "moved" and starts again on the reader's newer map. The
+//! scheme is selectable: `Vnodes` (partitions proportional to nodes: the ring), `Partitions` (a
+//! fixed table, a newcomer steals whole partitions) or `Dynamic` (below). `RebalanceDone`
+//! reports the copies sent (about RF per required copy, since every old home streams) against
+//! the copies the change required (one per key and new home that lacked it) and against an even
+//! share, RF/N of the data: the newcomer's (a join or a split) or the leaver's. All three are
+//! counted by the sources (the first old home of each key counts it), so they agree.
 //!
 //! **Routing.** Clients (`clients: ["c1"]`) are Redis Cluster's informed client ("cliente
 //! informado", text 000 section 9) on Dynamo's storage nodes: a client caches the partition
@@ -43,14 +52,24 @@
 //! [`client`]). A node that does not own the key does not proxy it: it answers `Moved` with
 //! the owner in its map, and the client remembers that owner for the key and retries there (at
 //! most three redirects). The map reaches the clients only `map_delay_ms` after a rebalance
-//! ends, so for that long they are redirected. The owner numbers the key's writes one past the
-//! newest version it gave or holds; during a move the next owner must ack them, so versions
-//! keep growing when ownership passes. The `ignore_moved` knob has an old owner serve anyway.
+//! ends (and is resent until each acknowledges it), so for that long they are redirected.
+//!
+//! **Handover.** The owner numbers the key's writes one past the newest version it gave or
+//! holds. During a move the old owner serves; the new owner serves from its own `Cleanup`; the
+//! two overlap, so ownership is fenced rather than timed. Each node has an *era* (twice its
+//! epoch, one less while it moves to it); a `Store` carries its writer's era and a replica at a
+//! later era refuses it, so an old owner cannot land a write on replicas that are past the
+//! handover. An old owner's write during a move goes to the next owner alone first, and to the
+//! other homes only once the next owner has kept it: every version the old owner lands is on
+//! the next owner, which numbers past it, and once the next owner has cleaned up it refuses the
+//! old owner's writes, which then fail (the client is told `ok: false`) rather than number a
+//! version twice. A replica never acknowledges a version it holds with another value. The
+//! `ignore_moved` knob has an old owner serve anyway, after its cleanup.
 //!
 //! **Dynamic partitioning.** `Dynamic(split_bytes: N)` is text 000's second scheme: one hash
 //! range at first; the coordinator sizes ranges from the writes it numbers, and a range past N
 //! bytes splits at its midpoint, the upper half moving to the least-loaded node as a rebalance
-//! of its own (epoch, stream at the bandwidth, `RebalanceDone` against the ideal) ([`split`]).
+//! of its own (epoch, stream at the bandwidth, `RebalanceDone` with its figures) ([`split`]).
 //!
 //! **Not modelled.** Merging ranges that shrink, and pre-splitting; clients together with the
 //! dynamic scheme (their writes bypass the coordinator that sizes the ranges; validation
@@ -58,6 +77,8 @@
 //! time, and mixing the coordinator's `Put`/`Load` with clients' writes of the same keys would
 //! number them twice. The map itself would need consensus or gossip in a real system (text
 //! 000, section 9); one coordinator orders the epochs here, and pushes the map to the clients.
+//! A new owner that was an old home and missed a confirmed write numbers past what it holds,
+//! not past what a read quorum holds (no read before the first write after a handover).
 //!
 //! Files: [`config`] (settings, knobs, validation), [`map`] (the map at an epoch), [`msg`],
 //! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`serve`] (owners

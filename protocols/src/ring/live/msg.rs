@@ -52,6 +52,9 @@ pub enum RingMsg {
         hint_for: Option<NodeId>,
         /// Whether this is read repair (no ack expected).
         repair: bool,
+        /// The writer's era (see `RingNode::era`): a replica at a later era refuses the write,
+        /// so an owner that has handed a key over cannot land writes after the handover.
+        era: u64,
     },
     /// A replica (or stand-in) kept the write.
     StoreAck {
@@ -73,6 +76,9 @@ pub enum RingMsg {
         req: u64,
         /// What the replica holds.
         data: Option<Versioned>,
+        /// The replica no longer homes the key (it cleaned up after a rebalance): the reader
+        /// retries on its newer map instead of counting this reply.
+        moved: bool,
     },
     /// Stand-in to a home replica: the write you missed while down.
     Handoff {
@@ -120,11 +126,20 @@ pub enum RingMsg {
         /// Bytes sent.
         bytes: u64,
         /// Keys and bytes this node was the first old home of (the coordinator sums them into
-        /// the data set's size, for the ideal: it does not see the clients' writes).
+        /// the data set's size, for the fair share: it does not see the clients' writes).
         owned: (u64, u64),
+        /// Of those keys, the copies the change requires: one per key and new home that was
+        /// not an old home (keys, bytes).
+        required: (u64, u64),
     },
-    /// Coordinator to the nodes: the move is over; drop the keys you no longer home.
+    /// Coordinator to the nodes: the move is over; drop the keys you no longer home. Resent
+    /// until acknowledged.
     Cleanup {
+        /// The epoch.
+        epoch: u64,
+    },
+    /// A node cleaned up after `epoch` (or was already past it).
+    CleanupAck {
         /// The epoch.
         epoch: u64,
     },
@@ -164,6 +179,11 @@ pub enum RingMsg {
         /// Every change since epoch 0.
         log: Vec<Change>,
     },
+    /// Client to coordinator: I route by the map of `epoch` (the push is resent until this).
+    MapAck {
+        /// The epoch the client holds.
+        epoch: u64,
+    },
 }
 
 impl Message for RingMsg {
@@ -179,10 +199,12 @@ impl Message for RingMsg {
         "TransferAck",
         "StreamDone",
         "Cleanup",
+        "CleanupAck",
         "Request",
         "Reply",
         "Moved",
         "MapUpdate",
+        "MapAck",
     ];
 
     fn kind(&self) -> &'static str {
@@ -198,10 +220,12 @@ impl Message for RingMsg {
             RingMsg::TransferAck { .. } => "TransferAck",
             RingMsg::StreamDone { .. } => "StreamDone",
             RingMsg::Cleanup { .. } => "Cleanup",
+            RingMsg::CleanupAck { .. } => "CleanupAck",
             RingMsg::Request { .. } => "Request",
             RingMsg::Reply { .. } => "Reply",
             RingMsg::Moved { .. } => "Moved",
             RingMsg::MapUpdate { .. } => "MapUpdate",
+            RingMsg::MapAck { .. } => "MapAck",
         }
     }
 }
@@ -219,9 +243,10 @@ pub enum RingTimer {
     Resend(u64),
     /// Coordinator: the next operation of a `Load`.
     Load,
-    /// Coordinator: ask the nodes that have not finished a rebalance again.
+    /// Coordinator: ask the nodes that have not finished a rebalance (or its cleanup) again.
     RebalanceRetry,
-    /// Coordinator: `map_delay_ms` after a rebalance ended, push the map to the clients.
+    /// Coordinator: `map_delay_ms` after a rebalance ended, push the map to the clients (and
+    /// again to those that have not acknowledged it).
     MapPush,
     /// Client: the next operation of a `Load`.
     ClientLoad,

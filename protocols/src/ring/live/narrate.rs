@@ -186,15 +186,17 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
             epoch,
             moved_keys,
             moved_bytes,
-            ideal_keys,
-            ideal_bytes,
+            required_keys,
+            required_bytes,
+            share_keys,
+            share_bytes,
             took_ms,
         } => match es {
             false => format!(
-                "rebalance to epoch {epoch} done in {took_ms} ms: moved {moved_keys} keys / {moved_bytes} bytes; ideal {ideal_keys} keys / {ideal_bytes} bytes"
+                "rebalance to epoch {epoch} done in {took_ms} ms: sent {moved_keys} key copies / {moved_bytes} bytes (every old home streams); required {required_keys} / {required_bytes} bytes; an even share is {share_keys} / {share_bytes} bytes"
             ),
             true => format!(
-                "reequilibrado a la época {epoch} terminado en {took_ms} ms: movidas {moved_keys} claves / {moved_bytes} bytes; ideal {ideal_keys} claves / {ideal_bytes} bytes"
+                "reequilibrado a la época {epoch} terminado en {took_ms} ms: enviadas {moved_keys} copias / {moved_bytes} bytes (envía cada réplica antigua); necesarias {required_keys} / {required_bytes} bytes; un reparto parejo son {share_keys} / {share_bytes} bytes"
             ),
         },
         N::Split {

@@ -5,8 +5,11 @@
 //!
 //! Storage is deliberately dumb, as in listing 9.16: it keeps the newest version it is given
 //! ("gana la más nueva"), answers reads, hands hints to their home replicas until they
-//! acknowledge, and, during a rebalance, streams the keys it owes to their new homes at the
-//! configured bandwidth. Everything in a storage node is durable: a crash loses nothing.
+//! acknowledge, and, during a rebalance, streams every key it homed to the new homes that did
+//! not, at the configured bandwidth. Two fences keep ownership single: a replica refuses a
+//! `Store` from a writer at an earlier era than its own (see [`RingNode::era`]), and it never
+//! acknowledges a version it holds with a different value. A node that no longer homes a key
+//! answers a read of it "moved". Everything in a storage node is durable: a crash loses nothing.
 
 use crate::ring::live::client::Client;
 use crate::ring::live::config::RingConfig;
@@ -37,8 +40,8 @@ pub struct RingNode {
     pub(crate) hints: BTreeMap<(NodeId, String), Versioned>,
     /// The stream this node owes for the epoch being rebalanced to.
     pub(crate) outgoing: Option<Outgoing>,
-    /// The last epoch whose stream finished, with (keys, bytes) sent and (keys, bytes) owned.
-    pub(crate) streamed: (u64, u64, u64, (u64, u64)),
+    /// The last stream finished (see [`Streamed`]), to answer a repeated `Rebalance`.
+    pub(crate) streamed: Streamed,
     /// The quorum machine: the coordinator's, and each storage node's for client requests.
     pub(crate) coord: Option<Coord>,
     /// The client role, on clients only.
@@ -57,7 +60,12 @@ pub(crate) struct Outgoing {
     keys: u64,
     bytes: u64,
     owned: (u64, u64),
+    required: (u64, u64),
 }
+
+/// What a finished stream reports: its epoch, (keys, bytes) sent, (keys, bytes) owned as first
+/// old home and the copies (keys, bytes) the change required of those.
+pub(crate) type Streamed = (u64, (u64, u64), (u64, u64), (u64, u64));
 
 impl RingNode {
     /// Node `id` of `config` (see [`RingConfig::names`] for the order of roles).
@@ -76,7 +84,7 @@ impl RingNode {
             store: BTreeMap::new(),
             hints: BTreeMap::new(),
             outgoing: None,
-            streamed: (0, 0, 0, (0, 0)),
+            streamed: (0, (0, 0), (0, 0), (0, 0)),
             coord,
             client,
         }
@@ -123,6 +131,27 @@ impl RingNode {
         }
     }
 
+    /// This node's era: twice its map's epoch, one less while it moves to that epoch (the old
+    /// map still serving). The coordinator's is its next map's during a rebalance. Writes carry
+    /// the writer's era and a replica refuses one from an earlier era: an owner that has not
+    /// learned of a handover cannot land writes on replicas that have.
+    pub(crate) fn era(&self) -> u64 {
+        if let Some(next) = self.coord.as_ref().and_then(|c| c.moving_to()) {
+            return next.epoch() * 2 - 1;
+        }
+        (self.map.epoch() * 2).saturating_sub(u64::from(self.moving))
+    }
+
+    /// Whether this node homes `key` now: in its map, or in the old one while moving.
+    fn homes_now(&self, key: &str) -> bool {
+        self.map.homes(key).contains(&self.id)
+            || (self.moving
+                && self
+                    .old
+                    .as_ref()
+                    .is_some_and(|m| m.homes(key).contains(&self.id)))
+    }
+
     /// Keeps `data` for `key` if newer than what is there; notes it. True if kept.
     fn keep(&mut self, ctx: &mut Context<'_, Self>, key: &str, data: &Versioned, via: Via) -> bool {
         if self
@@ -147,9 +176,28 @@ impl RingNode {
         &mut self,
         ctx: &mut Context<'_, Self>,
         from: NodeId,
-        (req, key, data, hint_for, repair): (u64, String, Versioned, Option<NodeId>, bool),
+        (req, key, data, hint_for, repair, era): (
+            u64,
+            String,
+            Versioned,
+            Option<NodeId>,
+            bool,
+            u64,
+        ),
     ) {
         let hinted = hint_for.is_some();
+        if era < self.era() {
+            // Fenced: the writer has not learned of a map change this node has.
+            return;
+        }
+        let held = match hint_for {
+            Some(home) => self.hints.get(&(home, key.clone())),
+            None => self.store.get(&key),
+        };
+        if held.is_some_and(|d| d.version == data.version && d.value != data.value) {
+            // Two values under one version: keep the first, and do not confirm the second.
+            return;
+        }
         if let Some(home) = hint_for {
             let slot = (home, key.clone());
             if self
@@ -224,12 +272,13 @@ impl RingNode {
         change: crate::ring::live::map::Change,
     ) {
         if epoch == self.streamed.0 && epoch > 0 {
-            let (_, keys, bytes, owned) = self.streamed;
+            let (_, (keys, bytes), owned, required) = self.streamed;
             let msg = RingMsg::StreamDone {
                 epoch,
                 keys,
                 bytes,
                 owned,
+                required,
             };
             ctx.send(self.coordinator(), msg);
             return;
@@ -243,12 +292,14 @@ impl RingNode {
         self.moving = true;
         let next = self.map.clone();
         self.extend_writes(ctx, &next);
-        // The first old home of a key streams it to each new home that lacks it.
+        // Every old home of a key streams what it holds to each new home that was not an old
+        // home, and the receiver keeps the newest: a home that missed a write (W acks were
+        // enough) is not the only source. The first old home counts the key for the figures.
         let mut owed: BTreeMap<NodeId, Vec<(String, u64)>> = BTreeMap::new();
-        let mut owned = (0, 0);
+        let (mut owned, mut required) = ((0, 0), (0, 0));
         for (key, data) in &self.store {
             let before = old.homes(key);
-            if before.first() != Some(&self.id) {
+            if !before.contains(&self.id) {
                 continue;
             }
             let bytes = Entry {
@@ -256,11 +307,19 @@ impl RingNode {
                 data: data.clone(),
             }
             .bytes();
-            owned = (owned.0 + 1, owned.1 + bytes);
-            for dest in self.map.homes(key) {
-                if !before.contains(&dest) {
-                    owed.entry(dest).or_default().push((key.clone(), bytes));
-                }
+            let fresh: Vec<NodeId> = self
+                .map
+                .homes(key)
+                .into_iter()
+                .filter(|d| !before.contains(d))
+                .collect();
+            if before.first() == Some(&self.id) {
+                let n = fresh.len() as u64;
+                owned = (owned.0 + 1, owned.1 + bytes);
+                required = (required.0 + n, required.1 + n * bytes);
+            }
+            for dest in fresh {
+                owed.entry(dest).or_default().push((key.clone(), bytes));
             }
         }
         let mut chunks = Vec::new();
@@ -286,6 +345,7 @@ impl RingNode {
             keys: 0,
             bytes: 0,
             owned,
+            required,
         };
         self.outgoing = Some(out);
         self.pace_next(ctx);
@@ -391,12 +451,13 @@ impl RingNode {
                 took_ms: ctx.now().saturating_since(out.started).as_millis(),
             });
         }
-        self.streamed = (out.epoch, out.keys, out.bytes, out.owned);
+        self.streamed = (out.epoch, (out.keys, out.bytes), out.owned, out.required);
         let msg = RingMsg::StreamDone {
             epoch: out.epoch,
             keys: out.keys,
             bytes: out.bytes,
             owned: out.owned,
+            required: out.required,
         };
         ctx.send(self.coordinator(), msg);
     }
@@ -411,8 +472,14 @@ impl RingNode {
         }
     }
 
-    fn on_cleanup(&mut self, ctx: &mut Context<'_, Self>, epoch: u64) {
-        if epoch != self.map.epoch() {
+    /// The move to `epoch` is over: drop what this node no longer homes, and say so (the
+    /// coordinator resends `Cleanup` until every node of both maps has).
+    fn on_cleanup(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, epoch: u64) {
+        if epoch > self.map.epoch() {
+            return;
+        }
+        ctx.send(from, RingMsg::CleanupAck { epoch });
+        if epoch != self.map.epoch() || !self.moving {
             return;
         }
         self.moving = false;
@@ -472,10 +539,12 @@ impl Actor for RingNode {
                 data,
                 hint_for,
                 repair,
-            } => self.on_store(ctx, from, (req, key, data, hint_for, repair)),
+                era,
+            } => self.on_store(ctx, from, (req, key, data, hint_for, repair, era)),
             RingMsg::Read { req, key } => {
-                let data = self.store.get(&key).cloned();
-                ctx.send(from, RingMsg::ReadReply { req, data });
+                let moved = !self.homes_now(&key);
+                let data = (!moved).then(|| self.store.get(&key).cloned()).flatten();
+                ctx.send(from, RingMsg::ReadReply { req, data, moved });
             }
             RingMsg::Handoff { key, data } => {
                 self.keep(ctx, &key, &data, Via::Handoff);
@@ -490,15 +559,19 @@ impl Actor for RingNode {
                 entries,
             } => self.on_transfer(ctx, from, epoch, seq, entries),
             RingMsg::TransferAck { epoch, seq } => self.on_transfer_ack(ctx, epoch, seq),
-            RingMsg::Cleanup { epoch } => self.on_cleanup(ctx, epoch),
+            RingMsg::Cleanup { epoch } => self.on_cleanup(ctx, from, epoch),
+            RingMsg::CleanupAck { epoch } => self.on_cleanup_ack(ctx, from, epoch),
             RingMsg::StoreAck { req, hinted } => self.on_store_ack(ctx, from, req, hinted),
-            RingMsg::ReadReply { req, data } => self.on_read_reply(ctx, from, req, data),
+            RingMsg::ReadReply { req, data, moved } => {
+                self.on_read_reply(ctx, from, req, data, moved);
+            }
             RingMsg::StreamDone {
                 epoch,
                 keys,
                 bytes,
                 owned,
-            } => self.on_stream_done(ctx, from, epoch, (keys, bytes), owned),
+                required,
+            } => self.on_stream_done(ctx, from, epoch, (keys, bytes), (owned, required)),
             RingMsg::Request { id, key, value } => self.on_request(ctx, from, (id, key, value)),
             RingMsg::Reply {
                 id,
@@ -512,7 +585,8 @@ impl Actor for RingNode {
                 epoch,
                 owner,
             } => self.on_moved(ctx, from, (id, key, epoch, owner)),
-            RingMsg::MapUpdate { log } => self.on_map_update(ctx, &log),
+            RingMsg::MapUpdate { log } => self.on_map_update(ctx, from, &log),
+            RingMsg::MapAck { epoch } => self.on_map_ack(from, epoch),
         }
     }
 

@@ -169,8 +169,11 @@ pub enum RingNote {
         /// Time from the `Rebalance` to the last ack, in ms.
         took_ms: u64,
     },
-    /// Coordinator: every source finished; reads use the new map. Moved against the ideal: the
-    /// new homes' fair share of the data (a join) or the leaver's share (a leave).
+    /// Coordinator: every source finished; reads use the new map. `moved` counts the copies
+    /// every old home sent (each streams what it holds, so a key goes once per old home);
+    /// `required` the copies the change had to land (one per key and new home that lacked it);
+    /// `share` an even split: the newcomer's (a join or a split) or the leaver's (a leave)
+    /// fair share RF/N of the data.
     RebalanceDone {
         /// The epoch now in force.
         epoch: u64,
@@ -178,10 +181,14 @@ pub enum RingNote {
         moved_keys: u64,
         /// Bytes streamed in all.
         moved_bytes: u64,
-        /// Key copies the change had to move at least.
-        ideal_keys: u64,
-        /// Bytes the change had to move at least.
-        ideal_bytes: u64,
+        /// Key copies the change had to land on new homes.
+        required_keys: u64,
+        /// Bytes of those copies.
+        required_bytes: u64,
+        /// Key copies of one node's fair share (RF/N of the data).
+        share_keys: u64,
+        /// Bytes of that share.
+        share_bytes: u64,
         /// Time from the change to the end, in ms.
         took_ms: u64,
     },

@@ -8,10 +8,10 @@
 //! half goes to the least-loaded member, the one owning the fewest bytes (ties: the first in
 //! the scheme's order). The split is an epoch like a join: the upper half streams to its new
 //! homes at the configured bandwidth, writes go to both maps meanwhile, and `RebalanceDone`
-//! reports the move against the ideal: the half's copies that must land on homes that lacked
-//! them.
+//! reports the copies sent against the copies required (the half's copies that must land on
+//! homes that lacked them) and against an even share (RF/N of the data per node), all three
+//! counted by the sources as for a join.
 
-use crate::ring::live::coord::Ideal;
 use crate::ring::live::map::Change;
 use crate::ring::live::node::RingNode;
 use crate::ring::live::notes::RingNote;
@@ -68,18 +68,6 @@ impl RingNode {
             return;
         };
         let next = self.map.after(Change::Split { at, to });
-        // The ideal: each key of the upper half, once per new home that lacked it.
-        let (mut ideal_keys, mut ideal_bytes) = (0, 0);
-        for (key, &(_, bytes)) in &c.versions {
-            let before = self.map.homes(key);
-            let fresh = next
-                .homes(key)
-                .iter()
-                .filter(|h| !before.contains(h))
-                .count() as u64;
-            ideal_keys += fresh;
-            ideal_bytes += fresh * bytes;
-        }
         let epoch = next.epoch();
         let (from, to_name) = (self.name_of(NodeId(size.owner)), self.name_of(to));
         ctx.note(RingNote::Split {
@@ -99,6 +87,7 @@ impl RingNode {
             node: to_name,
             members: self.names_of(&next.members()),
         });
-        self.begin(ctx, next, Ideal::Fixed(ideal_keys, ideal_bytes));
+        let share = next.members().len() as u64;
+        self.begin(ctx, next, share);
     }
 }
