@@ -148,6 +148,28 @@ impl<'a, A: Actor> Context<'a, A> {
     }
 }
 
+/// The sends among `effects`, as (receiver, message): what a handler test usually asserts.
+pub fn sends_of<A: Actor>(effects: &[Effect<A>]) -> Vec<(NodeId, A::Msg)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Send { to, msg } => Some((*to, msg.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The notes among `effects`, in order.
+pub fn notes_of<A: Actor>(effects: &[Effect<A>]) -> Vec<A::Note> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Note(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A stand-alone context for unit-testing handlers without a kernel.
 ///
 /// ```ignore

@@ -23,25 +23,7 @@ fn node(config: &RaftConfig, id: NodeId) -> (RaftNode, TestContext<RaftNode>) {
     (node, t)
 }
 
-fn notes(effects: &[Effect<RaftNode>]) -> Vec<RaftNote> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Note(n) => Some(n.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn sent(effects: &[Effect<RaftNode>]) -> Vec<(NodeId, RaftMsg)> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Send { to, msg } => Some((*to, msg.clone())),
-            _ => None,
-        })
-        .collect()
-}
+use sim_core::actor::{notes_of as notes, sends_of as sent};
 
 fn vote_request(term: u64, last_log_term: u64, last_log_index: u64) -> RaftMsg {
     RaftMsg::RequestVote {

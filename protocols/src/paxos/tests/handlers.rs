@@ -12,28 +12,10 @@ const A2: NodeId = NodeId(3);
 const A3: NodeId = NodeId(4);
 const A4: NodeId = NodeId(5);
 
+use sim_core::actor::{notes_of as notes, sends_of as sends};
+
 fn node(name: &str) -> PaxosNode {
     PaxosNode::from_config(&PaxosConfig::lesson(), name)
-}
-
-fn sends(effects: &[Effect<PaxosNode>]) -> Vec<(NodeId, PaxosMsg)> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Send { to, msg } => Some((*to, msg.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn notes(effects: &[Effect<PaxosNode>]) -> Vec<PaxosNote> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Note(n) => Some(n.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn deliver(n: &mut PaxosNode, t: &mut TestContext<PaxosNode>, from: NodeId, msg: PaxosMsg) {
