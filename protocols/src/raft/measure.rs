@@ -23,6 +23,18 @@ pub struct Gap {
     pub next: Option<(String, u64)>,
 }
 
+impl Gap {
+    /// A gap opened when the leader `node` went down (stepped down, paused or crashed).
+    fn after(node: &str, from: Instant) -> Gap {
+        Gap {
+            after: Some(node.to_string()),
+            from,
+            to: None,
+            next: None,
+        }
+    }
+}
+
 /// The figures of a run of Raft election.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
@@ -93,12 +105,7 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                     }
                     if leader.is_some_and(|l| l.0 == &**node) {
                         leader = None;
-                        open.get_or_insert(Gap {
-                            after: Some(node.to_string()),
-                            from: r.time,
-                            to: None,
-                            next: None,
-                        });
+                        open.get_or_insert_with(|| Gap::after(node, r.time));
                     }
                 }
                 _ => {}
@@ -126,12 +133,7 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                     paused = leader;
                 }
                 leader = None;
-                open.get_or_insert(Gap {
-                    after: Some(node.to_string()),
-                    from: r.time,
-                    to: None,
-                    next: None,
-                });
+                open.get_or_insert_with(|| Gap::after(node, r.time));
             }
             _ => {}
         }
