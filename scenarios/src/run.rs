@@ -201,7 +201,9 @@ fn verdict<P: Protocol>(
                 Err(d) => (false, d),
             };
             ExpectationResult {
-                expect: ron::to_string(e).unwrap_or_else(|_| format!("{e:?}")),
+                expect: crate::load::ron_options()
+                    .to_string(e)
+                    .unwrap_or_else(|_| format!("{e:?}")),
                 held,
                 detail,
             }
