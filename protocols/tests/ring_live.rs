@@ -469,22 +469,52 @@ fn a_stale_client_is_redirected_and_retries_and_its_control_is_not() {
     assert_eq!(redirects(&ns), 0);
 }
 
-// Goal: the `ignore_moved` knob and its control. Method: the client run with a join and a
-// slow map (1000 ms): after the move c1 still sends keys to their old owners. Proves: with the
-// knob off those owners answer MOVED and nothing fires; with it on an old owner keeps numbering
-// and confirming writes on the old homes, so once c1 learns the map the real owner numbers a
-// new write below versions already confirmed: "the newest wins" shadows it and
-// `no-acked-write-lost` fires.
+/// The client run with a join at 300 ms and a second client, c2, that never gets the new map
+/// (every `MapUpdate` to it is lost): c1 and c2 write the same 40 keys, c2 through the old
+/// owners after the move.
+fn stale_owner_run(bugs: Bugs) -> (Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.scheme = Scheme::Partitions;
+    config.spares = vec!["n6".into()];
+    config.clients = vec!["c1".into(), "c2".into()];
+    config.bugs = bugs;
+    let mut s = traced(&config, 0, link(1, 3, Ratio::ZERO), 3000);
+    let (c1, c2, c) = (id(&s, "c1"), id(&s, "c2"), coord(&s));
+    let no_map = FaultRule {
+        to: Some(c2),
+        kind: Some("MapUpdate".into()),
+        ..FaultRule::new(RuleAction::Drop)
+    };
+    s.schedule(ms(0), Action::AddRule(no_map));
+    for (client, at, every_ms) in [(c1, 0, 10), (c2, 5, 7)] {
+        let load = RingCommand::Load {
+            keys: 40,
+            ops: 250,
+            every_ms,
+        };
+        s.schedule(ms(at), Action::Command(client, load));
+    }
+    s.schedule(ms(300), Action::Command(c, RingCommand::Join("n6".into())));
+    let v = violated(&mut s);
+    (v, notes(&s.take_records()))
+}
+
+// Goal: the `ignore_moved` knob and its control. Method: after a join, c1 learns the new map
+// and c2 never does, and both keep writing the same keys. Proves: with the knob off the old
+// owners answer c2 MOVED, every write goes through the key's one owner, and nothing fires;
+// with it on an old owner keeps numbering and confirming c2's writes on the old homes while
+// the real owner numbers c1's: two owners give one version twice or number below a confirmed
+// one, and `no-acked-write-lost` fires.
 #[test]
 fn ignore_moved_is_caught_and_its_control_passes() {
-    let (control, ns) = client_run(true, 1000, Bugs::default());
+    let (control, ns) = stale_owner_run(Bugs::default());
     assert!(control.is_empty(), "{control:?}");
     assert!(redirects(&ns) > 0);
     let bugs = Bugs {
         ignore_moved: true,
         ..Bugs::default()
     };
-    let (buggy, ns) = client_run(true, 1000, bugs);
+    let (buggy, ns) = stale_owner_run(bugs);
     assert!(
         buggy.contains(&"no-acked-write-lost".to_string()),
         "{buggy:?}"
@@ -639,4 +669,63 @@ fn rebalances_under_loss_keep_every_confirmed_write() {
         }
         assert!(finished >= 40, "{change}: only {finished} of 50 finished");
     }
+}
+
+/// Client c1 writes usuario:7 (homes n4, n1, n5; n4 owns it) twice while every `Store` and
+/// `Handoff` to n1 is lost, so n4 and n5 confirm v1 and v2 and n1 holds nothing; n4 leaves, and
+/// n1, an old home, becomes the owner; then c1 writes once more (through n1 after a MOVED).
+fn takeover_run() -> (Vec<String>, Vec<RingNote>) {
+    let mut config = RingConfig::lesson();
+    config.clients = vec!["c1".into()];
+    let mut s = traced(&config, 0, fixed(), 2000);
+    let (c, c1, n1, n4) = (coord(&s), id(&s, "c1"), id(&s, "n1"), id(&s, "n4"));
+    let homes = live::map::Map::initial(&config).homes("usuario:7");
+    assert_eq!(homes, [n4, n1, id(&s, "n5")], "the lesson's homes");
+    // The stand-in's handoffs are lost until after the last write (then n1 catches up).
+    for (kind, until) in [("Store", 400), ("Handoff", 1500)] {
+        let lost = FaultRule {
+            to: Some(n1),
+            kind: Some(kind.into()),
+            until: Some(ms(until)),
+            ..FaultRule::new(RuleAction::Drop)
+        };
+        s.schedule(ms(0), Action::AddRule(lost));
+    }
+    let write = |value: &str| RingCommand::Put {
+        key: "usuario:7".into(),
+        value: value.into(),
+    };
+    s.schedule(ms(0), Action::Command(c1, write("Ada")));
+    s.schedule(ms(150), Action::Command(c1, write("Ada B.")));
+    s.schedule(ms(300), Action::Command(c, RingCommand::Leave("n4".into())));
+    s.schedule(ms(1000), Action::Command(c1, write("Eve")));
+    let v = violated(&mut s);
+    (v, notes(&s.take_records()))
+}
+
+// Goal: a new owner that was an old home and missed confirmed writes does not number below
+// them. Method: n1 misses both confirmed writes of usuario:7 (v1, v2: n4 and n5 acked), n4
+// leaves so n1 owns the key, and c1 writes through n1. Proves: the write is numbered past v2
+// and confirmed, and no invariant fires (before the fix n1 numbered past what it held, v0: v1
+// 'Eve' was confirmed below v2 and `no-acked-write-lost` fired).
+#[test]
+fn a_new_owner_that_missed_confirmed_writes_numbers_past_them() {
+    let (v, ns) = takeover_run();
+    let acked: Vec<(u64, String)> = ns
+        .iter()
+        .filter_map(|n| match n {
+            RingNote::Acked { version, value, .. } => Some((*version, value.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(v.is_empty(), "{v:?}; confirmed {acked:?}");
+    assert_eq!(
+        acked,
+        [(1, "Ada".into()), (2, "Ada B.".into()), (3, "Eve".into())]
+    );
+    assert!(
+        ns.iter()
+            .any(|n| matches!(n, RingNote::VersionRead { version: 2, .. })),
+        "n1 learned v2 from a quorum"
+    );
 }

@@ -113,8 +113,9 @@ pub struct Bugs {
     #[serde(default)]
     pub count_standin_acks: bool,
     /// A node serves a client's request for a key it no longer owns, as the owner it was in
-    /// the previous map, instead of answering `Moved`; its writes number past the real
-    /// owner's, which then numbers a write below a confirmed one (`no-acked-write-lost`).
+    /// the previous map, instead of answering `Moved`: a client with a stale map writes
+    /// through it while others write through the real owner, so two owners number the key
+    /// (one version given twice, or one below a confirmed one: `no-acked-write-lost`).
     #[serde(default)]
     pub ignore_moved: bool,
 }

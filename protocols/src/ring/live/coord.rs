@@ -16,7 +16,8 @@
 //! owner, which numbers past it.
 //!
 //! The same quorum machine serves clients: a storage node that owns a key coordinates a
-//! client's request for it (see `serve`), with `Asker` naming the client to answer. Under the
+//! client's request for it (see `serve`), with `Asker` naming the client to answer; a read
+//! may be an owner's version read, whose answer numbers the client's write instead. Under the
 //! dynamic scheme the coordinator also sizes the ranges from the writes it numbers and splits a
 //! range that passes `split_bytes` (see `split`).
 
@@ -33,6 +34,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Coord {
     /// Per key: the last version given and the entry's size in bytes.
     pub(crate) versions: BTreeMap<String, (u64, u64)>,
+    /// An owner's keys whose latest version it learned from a quorum of their homes, with the
+    /// epoch of the map it read by (see `serve`).
+    pub(crate) known: BTreeMap<String, u64>,
     next_req: u64,
     writes: BTreeMap<u64, WriteOp>,
     reads: BTreeMap<u64, ReadOp>,
@@ -118,6 +122,9 @@ impl WriteOp {
 struct ReadOp {
     client: Asker,
     key: String,
+    /// A version read: the value of the client's write that waits for it, and the epoch of the
+    /// map read by (`None`: an ordinary read).
+    then_write: Option<(String, u64)>,
     homes: Vec<NodeId>,
     replies: BTreeMap<NodeId, u64>,
     best: Option<Versioned>,
@@ -474,23 +481,27 @@ impl RingNode {
 
     fn get(&mut self, ctx: &mut Context<'_, Self>, key: String) {
         let homes = self.map.homes(&key);
-        self.start_read(ctx, key, homes, None);
+        self.start_read(ctx, key, homes, None, None);
     }
 
-    /// Starts a read of `key` from `homes`, answered at R replies.
+    /// Starts a read of `key` from `homes`, answered at R replies; with `then_write`, a
+    /// version read whose answer numbers the client's write instead (see `serve`).
     pub(crate) fn start_read(
         &mut self,
         ctx: &mut Context<'_, Self>,
         key: String,
         homes: Vec<NodeId>,
         client: Asker,
+        then_write: Option<(String, u64)>,
     ) {
         let c = self.coord.as_mut().expect("coordinator");
         let req = c.req();
-        ctx.note(RingNote::ReadStarted {
-            req,
-            key: key.clone(),
-        });
+        if then_write.is_none() {
+            ctx.note(RingNote::ReadStarted {
+                req,
+                key: key.clone(),
+            });
+        }
         for &to in &homes {
             ctx.send(
                 to,
@@ -505,6 +516,7 @@ impl RingNode {
             ReadOp {
                 client,
                 key,
+                then_write,
                 homes,
                 replies: BTreeMap::new(),
                 best: None,
@@ -531,6 +543,7 @@ impl RingNode {
             .as_ref()
             .and_then(|c| c.reads.get(&req))
             .map(|op| self.map.homes(&op.key));
+        let mut resume = None;
         let Some(c) = self.coord.as_mut() else { return };
         let Some(op) = c.reads.get_mut(&req) else {
             return;
@@ -567,6 +580,17 @@ impl RingNode {
             && op.best.as_ref().is_none_or(|b| b.version < d.version)
         {
             op.best = Some(d);
+        }
+        if !op.answered && op.replies.len() >= r && op.then_write.is_some() {
+            op.answered = true;
+            let version = op.best.as_ref().map_or(0, |b| b.version);
+            let from = op.replies.keys().map(|id| names[id.index()].clone());
+            ctx.note(RingNote::VersionRead {
+                key: op.key.clone(),
+                version,
+                from: from.collect(),
+            });
+            resume = op.client.zip(op.then_write.clone()).map(|a| (a, version));
         }
         if !op.answered && op.replies.len() >= r {
             op.answered = true;
@@ -625,9 +649,13 @@ impl RingNode {
                 );
             }
         }
+        let key = op.key.clone();
         if op.replies.len() == op.homes.len() {
             c.reads.remove(&req);
             ctx.cancel_timer(RingTimer::Request(req));
+        }
+        if let Some((((client, id), (value, epoch)), version)) = resume {
+            self.resume_write(ctx, (client, id), (key, value), (epoch, version));
         }
     }
 

@@ -55,7 +55,15 @@
 //! ends (and is resent until each acknowledges it), so for that long they are redirected.
 //!
 //! **Handover.** The owner numbers the key's writes one past the newest version it gave or
-//! holds. During a move the old owner serves; the new owner serves from its own `Cleanup`; the
+//! holds, once it knows the key's latest version: it does if it has owned the key in every map
+//! since epoch 0 (no one else ever numbered it), and otherwise, before its first write of the
+//! key since it took the key over, it reads R of the key's homes (a *version read*,
+//! `VersionRead`; it repairs the homes that answered older, itself included) and numbers past
+//! the newest. Holding is not enough: a new owner that was an old home may have missed a
+//! write confirmed at W acks without it, and the rebalance streams only to new homes that were
+//! not old homes. But every confirmed version is on W of the key's homes once the move is over
+//! (every old home streamed what it held), and R + W > RF, so the version read sees the
+//! newest (with R + W <= RF it may miss it, as any read may). During a move the old owner serves; the new owner serves from its own `Cleanup`; the
 //! two overlap, so ownership is fenced rather than timed. Each node has an *era* (twice its
 //! epoch, one less while it moves to it); a `Store` carries its writer's era and a replica at a
 //! later era refuses it, so an old owner cannot land a write on replicas that are past the
@@ -64,7 +72,9 @@
 //! the next owner, which numbers past it, and once the next owner has cleaned up it refuses the
 //! old owner's writes, which then fail (the client is told `ok: false`) rather than number a
 //! version twice. A replica never acknowledges a version it holds with another value. The
-//! `ignore_moved` knob has an old owner serve anyway, after its cleanup.
+//! `ignore_moved` knob has an old owner serve anyway, after its cleanup: a client with a stale
+//! map writes through it while others write through the real owner, and two owners number
+//! the key.
 //!
 //! **Dynamic partitioning.** `Dynamic(split_bytes: N)` is text 000's second scheme: one hash
 //! range at first; the coordinator sizes ranges from the writes it numbers, and a range past N
@@ -77,8 +87,6 @@
 //! time, and mixing the coordinator's `Put`/`Load` with clients' writes of the same keys would
 //! number them twice. The map itself would need consensus or gossip in a real system (text
 //! 000, section 9); one coordinator orders the epochs here, and pushes the map to the clients.
-//! A new owner that was an old home and missed a confirmed write numbers past what it holds,
-//! not past what a read quorum holds (no read before the first write after a handover).
 //!
 //! Files: [`config`] (settings, knobs, validation), [`map`] (the map at an epoch), [`msg`],
 //! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`serve`] (owners

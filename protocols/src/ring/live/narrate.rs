@@ -134,6 +134,24 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                 ),
             }
         }
+        N::VersionRead { key, version, from } => match (es, *version) {
+            (false, 0) => format!(
+                "new owner of {key}: none of its replicas {} holds it",
+                from.join(", ")
+            ),
+            (true, 0) => format!(
+                "nuevo dueño de la clave {key}: ninguna de sus réplicas {} la guarda",
+                from.join(", ")
+            ),
+            (false, _) => format!(
+                "new owner of {key}: the newest its replicas {} hold is v{version}; it numbers past it",
+                from.join(", ")
+            ),
+            (true, _) => format!(
+                "nuevo dueño de la clave {key}: lo más nuevo que guardan sus réplicas {} es v{version}; numera por encima",
+                from.join(", ")
+            ),
+        },
         N::ReadFailed {
             key, got, needed, ..
         } => match es {

@@ -2,7 +2,8 @@
 //!
 //! The checkers never look inside an actor, so every copy that appears or disappears is a note
 //! (`Stored`, `Deleted`, `HintDelivered`), every promise to a client is a note (`Acked`), every
-//! answer is a note (`ReadStarted`, `ReadResult`), and every map change is a note
+//! answer is a note (`ReadStarted`, `ReadResult`; an owner's read of the newest version before
+//! numbering, `VersionRead`), and every map change is a note
 //! (`OwnershipChanged`, `Split`, `RebalanceDone`). A client's view is published too: what it was
 //! answered (`Answered`, `GaveUp`), each redirect (`Redirected`) and each map it learns
 //! (`MapLearned`). Node names travel as text, so a trace file reads alone.
@@ -112,6 +113,16 @@ pub enum RingNote {
         version: u64,
         /// Its value ("" if not found).
         value: String,
+        /// The replicas whose replies were counted.
+        from: Vec<String>,
+    },
+    /// Owner: before numbering its first write of `key` since it took the key over, it read R
+    /// of the key's homes; `version` is the newest they hold, and the write numbers past it.
+    VersionRead {
+        /// The key.
+        key: String,
+        /// The newest version among the replies (0: none).
+        version: u64,
         /// The replicas whose replies were counted.
         from: Vec<String>,
     },

@@ -332,3 +332,65 @@ fn validation_refuses_impossible_quorums_and_flags_stale_ones() {
     c.allow_stale_reads = true;
     assert!(validate(&c).is_empty());
 }
+
+// Goal: an owner that took a key over learns its latest version before numbering. Method: with
+// client c1, n4 (usuario:7's owner since epoch 0) gets a write request; n1 gets one after n4
+// left and n1 cleaned up (n1 now owns the key), then R = 2 read replies, one of them v2.
+// Proves: n4 sends Stores at once (no one else ever numbered the key); n1 first sends Reads to
+// the key's homes and no Store, and after R replies numbers its write v3, past the v2 it never
+// held.
+#[test]
+fn a_new_owner_reads_a_quorum_before_its_first_write() {
+    let mut config = RingConfig::lesson();
+    config.clients = vec!["c1".into()];
+    let (n1, n4, n5, coord, c1) = (NodeId(1), NodeId(4), NodeId(5), NodeId(6), NodeId(7));
+    let request = || RingMsg::Request {
+        id: 1,
+        key: "usuario:7".into(),
+        value: Some("Eve".into()),
+    };
+    let kinds = |effects: &[Effect<RingNode>]| -> Vec<&'static str> {
+        use sim_core::Message;
+        sent(effects).iter().map(|(_, m)| m.kind()).collect()
+    };
+    let mut owner = RingNode::new(&config, n4);
+    let mut t = TestContext::new(n4);
+    owner.on_message(&mut t.ctx(), c1, request());
+    assert_eq!(kinds(&t.take()), ["Store"; 3]);
+    let mut heir = RingNode::new(&config, n1);
+    let mut t = TestContext::new(n1);
+    let leave = map::Change::Leave(n4);
+    heir.on_message(
+        &mut t.ctx(),
+        coord,
+        RingMsg::Rebalance {
+            epoch: 1,
+            change: leave,
+        },
+    );
+    heir.on_message(&mut t.ctx(), coord, RingMsg::Cleanup { epoch: 1 });
+    t.take();
+    heir.on_message(&mut t.ctx(), c1, request());
+    let effects = t.take();
+    assert_eq!(kinds(&effects), ["Read"; 3], "a version read, no write yet");
+    let reply = |data| RingMsg::ReadReply {
+        req: 1,
+        data,
+        moved: false,
+    };
+    heir.on_message(&mut t.ctx(), n1, reply(None));
+    assert!(!kinds(&t.take()).contains(&"Store"), "one reply is not R");
+    heir.on_message(&mut t.ctx(), n5, reply(Some(v(2, "Ada B."))));
+    let written: Vec<u64> = sent(&t.take())
+        .iter()
+        .filter_map(|(_, m)| match m {
+            RingMsg::Store {
+                data,
+                repair: false,
+                ..
+            } => Some(data.version),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written, [3; 3], "numbered past the quorum's v2");
+}
