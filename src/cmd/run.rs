@@ -168,7 +168,23 @@ fn check_same(a: &RunResult, b: &RunResult) -> Result<(), CliError> {
 }
 
 /// Writes `text` to `path` through a temporary file, so a failed run never leaves half a file.
+///
+/// Only a regular file (or a new one) is replaced that way: a device such as `/dev/null`, a
+/// pipe, or a symbolic link is written through as it is, never renamed over (a rename would
+/// replace `/dev/null` itself with a regular file, or a link with a copy).
 pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    let replaceable = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta.file_type().is_file(),
+        Err(_) => true,
+    };
+    if !replaceable {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| CliError::io(path, e));
+    }
     let tmp = path.with_extension("tmp-dsim");
     let result = std::fs::File::create(&tmp)
         .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.sync_all()))

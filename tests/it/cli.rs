@@ -112,3 +112,28 @@ fn diagnostics_are_stamped_with_virtual_time() {
     assert!(err.lines().any(|l| l.starts_with("t=0.0")), "{err}");
     assert!(!err.contains('\u{1b}'), "no ANSI codes when piped");
 }
+
+/// Goal: writing a trace never replaces what the path points at. Method: `--trace` to a
+/// symbolic link. Proves: the link stays a link and its target gets the trace (the same rule
+/// keeps `--trace /dev/null` from replacing the device with a regular file, which a rename did).
+#[test]
+fn a_trace_written_through_a_link_keeps_the_link() {
+    let dir = std::env::temp_dir().join(format!("dsim-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("real.jsonl");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.join("link.jsonl");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = dsim(&["run", "demo/token-ring", "--trace", link.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.starts_with("{\"format\":1"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
