@@ -218,6 +218,19 @@ fn label(sets: &[(String, String)]) -> String {
     }
 }
 
+/// Whether a figure says anything in this sweep: some variant reached it (and, for a flag, saw
+/// it set). A figure no run ever reached (no fault to measure after, a stale node where every
+/// log is equal) is left out of the table rather than printed as noise.
+fn telling(report: &SweepReport, name: &str) -> bool {
+    report.variants.iter().any(|v| {
+        v.summary.measures.iter().any(|m| {
+            m.name == name
+                && m.runs > 0
+                && (m.kind != MeasureKind::Flag || m.median.unwrap_or(0) > 0)
+        })
+    })
+}
+
 fn ms(ns: u64) -> String {
     format!("{:.1}ms", ns as f64 / 1e6)
 }
@@ -249,7 +262,7 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
                 .join(", ")
         };
         println!("  {} runs, {} passed; {violations}", s.runs, s.passed);
-        for m in &s.measures {
+        for m in s.measures.iter().filter(|m| telling(report, m.name)) {
             let line = match m.kind {
                 MeasureKind::Flag => format!(
                     "{:.1} % of runs ({} of {})",
