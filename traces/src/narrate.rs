@@ -22,7 +22,8 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
     let all = detail == Detail::Everything;
     Some(match &record.event {
         Event::Start { node, restart } => {
-            if !*restart && !all {
+            // A restart is already told by its fault line ("n4 RETURNS after a crash").
+            if !all {
                 return None;
             }
             match (es, restart) {
