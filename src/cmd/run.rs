@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// Tell everything: every send, delivery, timer and note, not only the lesson's facts.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Print the whole story however long (by default a long one shows its first 80 and last
+    /// 40 lines; `dsim view` on the `--trace` file shows all of it with filters).
+    #[arg(long)]
+    pub full: bool,
     /// Run twice and check that both traces are byte-identical.
     #[arg(long)]
     pub check_determinism: bool,
@@ -111,7 +115,12 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         );
     } else {
         let sets: String = args.set.iter().map(|s| format!(" --set '{s}'")).collect();
-        print_story(&result, args.lang, &sets);
+        let limit = if args.full {
+            usize::MAX
+        } else {
+            STORY_HEAD + STORY_TAIL
+        };
+        print_story(&result, args.lang, &sets, limit);
     }
     Ok(if result.passed { OK } else { FAILED })
 }
@@ -213,7 +222,11 @@ fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
     }
 }
 
-fn print_story(result: &RunResult, lang: Lang, sets: &str) {
+/// Lines a long story shows from its start and its end unless `--full` is given.
+const STORY_HEAD: usize = 80;
+const STORY_TAIL: usize = 40;
+
+fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) {
     let es = lang == Lang::Es;
     println!("{} ({})", result.scenario, result.description);
     println!(
@@ -223,7 +236,19 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str) {
         result.seed
     );
     println!();
-    for line in &result.story {
+    let n = result.story.len();
+    for (i, line) in result.story.iter().enumerate() {
+        if n > limit && i == STORY_HEAD {
+            let hidden = n - STORY_HEAD - STORY_TAIL;
+            if es {
+                println!("   ...     ({hidden} líneas más; la historia entera con --full)");
+            } else {
+                println!("   ...     ({hidden} more lines; the whole story with --full)");
+            }
+        }
+        if n > limit && i >= STORY_HEAD && i < n - STORY_TAIL {
+            continue;
+        }
         let t = line.time.as_nanos();
         println!(
             "{:>4}.{:03}s  {}",

@@ -137,3 +137,28 @@ fn a_trace_written_through_a_link_keeps_the_link() {
     assert!(text.starts_with("{\"format\":1"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A long story shows its beginning and its end with a marker between; `--full` shows all.
+#[test]
+fn long_stories_are_trimmed_unless_full() {
+    let short = stdout(&dsim(&["run", "paxos/dueling-proposers-fixed-backoff"]));
+    let full = stdout(&dsim(&[
+        "run",
+        "paxos/dueling-proposers-fixed-backoff",
+        "--full",
+    ]));
+    assert!(
+        short.contains("more lines; the whole story with --full"),
+        "{short}"
+    );
+    assert!(short.lines().count() < 150);
+    assert!(full.lines().count() > 1000);
+    assert!(!full.contains("more lines; the whole story"));
+    let last = |s: &str| {
+        s.lines()
+            .rev()
+            .find(|l| l.contains("s  ["))
+            .map(str::to_string)
+    };
+    assert_eq!(last(&short), last(&full), "the end of the story is kept");
+}
