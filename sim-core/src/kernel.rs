@@ -247,11 +247,6 @@ impl<A: Actor> Sim<A> {
         }
     }
 
-    /// The trace mode (to reach a sink after the run).
-    pub fn trace_mut(&mut self) -> &mut TraceMode<A> {
-        &mut self.trace
-    }
-
     /// Replaces where network decisions come from (a scripted schedule, for searches).
     pub fn set_decider(&mut self, decider: Decider) {
         *self.network.decider_mut() = decider;

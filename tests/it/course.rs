@@ -168,3 +168,21 @@ fn unrandomized_timeouts_break_the_liveness_bound() {
     let control = run(false);
     assert_eq!(control.status.code(), Some(0), "{}", stdout(&control));
 }
+
+/// Goal: PX-3's expectations hold for what the lesson claims, not for one seed's winner.
+/// Method: the random back-off duel over 16 seeds, and the fixed back-off duel edited to expect
+/// `SomethingChosen`. Proves: some value is chosen at every seed with random back-off, and the
+/// expectation fails (exit 1) where the duel never ends.
+#[test]
+fn the_duel_ends_whatever_the_seed_and_the_expectation_can_fail() {
+    let out = dsim(&["sweep", "paxos/dueling-proposers", "--seeds", "0..16", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let source = scenarios::bundled::find("paxos/dueling-proposers-fixed-backoff")
+        .unwrap()
+        .source
+        .replace("expect: [NothingChosen]", "expect: [SomethingChosen]");
+    let file = temp_file("fixed.ron", &source);
+    let out = dsim(&["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("FAIL expect SomethingChosen: expected some value chosen"));
+}

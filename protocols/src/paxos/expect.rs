@@ -1,6 +1,6 @@
 //! What a Paxos scenario can expect of a finished run, and how each expectation is checked.
 //!
-//! In RON: `Chosen("relay-1")`, `NothingChosen`, `Learned(node: "relay-2", value: "relay-1")`,
+//! In RON: `Chosen("relay-1")`, `SomethingChosen`, `NothingChosen`, `Learned(node: "relay-2", value: "relay-1")`,
 //! `Acceptor(node: "a2", promised: 21, accepted: Some((21, "relay-1")))`. Outcomes of choice
 //! read the records (learners' `Chosen` notes, acceptors' `Accepted` notes); the acceptor
 //! expectation reads the acceptor's final state, which is what the lesson prints at the end.
@@ -17,6 +17,9 @@ use sim_core::{Event, Outcome, Record};
 pub enum PaxosExpect {
     /// At least one learner learned a value, and every learner that learned, learned this one.
     Chosen(String),
+    /// Some value was chosen (whichever: a duel's winner depends on the seed), and every learner
+    /// that learned, learned the same one.
+    SomethingChosen,
     /// No learner learned anything and no majority of acceptors accepted the same proposal.
     NothingChosen,
     /// Learner `node` learned `value`.
@@ -98,7 +101,6 @@ pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<S
             }
             let who: std::collections::BTreeSet<&str> =
                 learned.iter().map(|(node, _, _)| node.as_str()).collect();
-
             if who.is_empty() {
                 return Err(format!(
                     "expected '{want}' chosen, but no learner learned anything"
@@ -106,6 +108,20 @@ pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<S
             }
             let who: Vec<&str> = who.into_iter().collect();
             Ok(format!("'{want}' chosen, learned by {}", who.join(", ")))
+        }
+        PaxosExpect::SomethingChosen => {
+            let Some((first, n, value)) = learned.first() else {
+                return Err("expected some value chosen, but no learner learned anything".into());
+            };
+            if let Some((node, m, other)) = learned.iter().find(|(_, _, v)| v != value) {
+                return Err(format!(
+                    "expected one value chosen, but {first} learned '{value}' (n={n}) and {node} \
+                     learned '{other}' (n={m})"
+                ));
+            }
+            Ok(format!(
+                "'{value}' chosen (first learned by {first} at n={n})"
+            ))
         }
         PaxosExpect::NothingChosen => {
             if let Some((node, n, v)) = learned.first() {
@@ -166,6 +182,8 @@ pub fn expect_nodes(expect: &PaxosExpect) -> Vec<String> {
         PaxosExpect::Learned { node, .. } | PaxosExpect::Acceptor { node, .. } => {
             vec![node.clone()]
         }
-        PaxosExpect::Chosen(_) | PaxosExpect::NothingChosen => Vec::new(),
+        PaxosExpect::Chosen(_) | PaxosExpect::SomethingChosen | PaxosExpect::NothingChosen => {
+            Vec::new()
+        }
     }
 }
