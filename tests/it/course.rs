@@ -175,7 +175,13 @@ fn unrandomized_timeouts_break_the_liveness_bound() {
 /// expectation fails (exit 1) where the duel never ends.
 #[test]
 fn the_duel_ends_whatever_the_seed_and_the_expectation_can_fail() {
-    let out = dsim(&["sweep", "paxos/dueling-proposers", "--seeds", "0..16", "--json"]);
+    let out = dsim(&[
+        "sweep",
+        "paxos/dueling-proposers",
+        "--seeds",
+        "0..16",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let source = scenarios::bundled::find("paxos/dueling-proposers-fixed-backoff")
         .unwrap()
