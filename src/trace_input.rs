@@ -4,8 +4,8 @@
 use crate::exit::CliError;
 use scenarios::DynProtocol;
 use scenarios::offline::TraceProblem;
-use sim_core::Lang;
 use std::path::Path;
+use traces::Lang;
 use traces::narrate::Detail;
 use traces::view::TraceView;
 

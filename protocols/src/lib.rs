@@ -1,6 +1,7 @@
 //! # protocols: the course's protocols as `sim_core` actors
 //!
-//! One module per protocol, each behind the `sim_core::Protocol` trait: an essay of the
+//! One module per protocol, each implementing `sim_core::Protocol` (its model) and
+//! `traces::Story` (how its runs read): an essay of the
 //! algorithm in the paper's words (`mod.rs`), its messages, its node, the notes it publishes for
 //! checkers, its invariants, its bug knobs, its expectations and its story.
 //!
@@ -9,9 +10,11 @@
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
 //! - [`ring`]: partitioning: hash mod N, the consistent-hash ring with vnodes and weights,
 //!   rendezvous, slot tables and ranges, and the measurements of the course's tables.
+//! - [`token_ring`]: the kernel's demo, the smallest complete protocol (the glue's reference).
 //!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
 pub mod paxos;
 pub mod raft;
 pub mod ring;
+pub mod token_ring;

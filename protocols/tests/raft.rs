@@ -3,9 +3,10 @@
 
 use protocols::raft::{self, Raft, RaftConfig, RaftExpect, RaftNode, RaftNote, Role};
 use sim_core::{
-    Action, Duration, Event, FaultRule, Instant, Lang, Latency, Limits, LinkConfig, NodeId,
-    Outcome, Protocol, Ratio, Record, RuleAction, Sim, SimConfig, TraceMode,
+    Action, Duration, Event, FaultRule, Instant, Latency, Limits, LinkConfig, NodeId, Outcome,
+    Protocol, Ratio, Record, RuleAction, Sim, SimConfig, Status, TraceMode, build_sim, trace,
 };
+use traces::{Lang, Story};
 
 const N1: NodeId = NodeId(0);
 const N2: NodeId = NodeId(1);
@@ -29,7 +30,7 @@ fn lesson_link() -> LinkConfig {
 
 /// A traced simulation of `config` that keeps running after a violation (so tests see them all).
 fn traced(config: &RaftConfig, seed: u64, end_ms: u64) -> Sim<RaftNode> {
-    let mut s = raft::sim(
+    let mut s = build_sim::<Raft>(
         config,
         SimConfig {
             seed,
@@ -45,15 +46,10 @@ fn traced(config: &RaftConfig, seed: u64, end_ms: u64) -> Sim<RaftNode> {
     s
 }
 
+/// The notes as (ms, node, note), the shape these tests compare.
 fn notes(records: &[Record<RaftNode>]) -> Vec<(u64, String, RaftNote)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.event {
-            Event::Note { node, note } => {
-                Some((r.time.as_millis(), node.to_string(), note.clone()))
-            }
-            _ => None,
-        })
+    trace::notes(records)
+        .map(|(t, node, note)| (t.as_millis(), node.to_string(), note.clone()))
         .collect()
 }
 
@@ -80,10 +76,8 @@ fn leader_at(s: &Sim<RaftNode>, at: Instant) -> NodeId {
     let mut probe = s.clone();
     probe.set_trace(TraceMode::Off);
     probe.run_until(at);
-    let s = &probe;
-    s.node_ids()
-        .filter(|&id| s.actor(id).role() == Role::Leader)
-        .max_by_key(|&id| s.actor(id).current_term())
+    probe
+        .claimant("leader", |status| status == Status::Up)
         .expect("a leader by 1 s")
 }
 
@@ -133,6 +127,7 @@ fn assert_rf1_facts(s: &Sim<RaftNode>, records: &[Record<RaftNode>], old: &str) 
     );
     for voter in ["nodo-1", "nodo-2"] {
         let denied = Raft::check(
+            &RaftConfig::lesson(),
             &RaftExpect::Denied {
                 term: 1,
                 voter: voter.into(),
@@ -260,7 +255,7 @@ fn rf1_replays_the_lesson() {
         },
         RaftExpect::NoLeaderLongerThanMs { ms: 400 },
     ] {
-        let result = Raft::check(&expect, &outcome);
+        let result = Raft::check(&RaftConfig::lesson(), &expect, &outcome);
         println!("{expect:?}: {result:?}");
         assert!(result.is_ok(), "{expect:?}: {result:?}");
     }
@@ -272,6 +267,7 @@ fn rf1_replays_the_lesson() {
     );
     // And what a wrong expectation says.
     let wrong = Raft::check(
+        &RaftConfig::lesson(),
         &RaftExpect::Leader {
             node: "nodo-1".into(),
             term: 4,
@@ -283,6 +279,7 @@ fn rf1_replays_the_lesson() {
         Err("expected nodo-1 to end as leader of term 4, but it is follower of term 4".into())
     );
     let wrong = Raft::check(
+        &RaftConfig::lesson(),
         &RaftExpect::LeaderOfTerm {
             term: 2,
             node: "nodo-3".into(),
@@ -586,6 +583,7 @@ fn knob_reset_vote_on_heartbeat_two_leaders_in_one_term() {
         assert_eq!(violated(&s), Vec::<String>::new(), "seed {seed}");
         let records = s.take_records();
         let denied = Raft::check(
+            &RaftConfig::lesson(),
             &RaftExpect::Denied {
                 term: 1,
                 voter: "nodo-3".into(),
@@ -615,6 +613,7 @@ fn knob_reset_vote_on_heartbeat_two_leaders_in_one_term() {
         };
         for node in ["nodo-1", "nodo-2"] {
             let led = Raft::check(
+                &RaftConfig::lesson(),
                 &RaftExpect::LeaderOfTerm {
                     term: 1,
                     node: node.into(),

@@ -2,10 +2,12 @@
 //! control run, the stale-read checker proven both ways over seeds with loss and delays, the
 //! rebalancing figures, and determinism.
 
-use protocols::ring::live::{self, Bugs, RingCommand, RingConfig, RingNode, RingNote, Scheme};
+use protocols::ring::live::{
+    self, Bugs, LiveRing, RingCommand, RingConfig, RingNode, RingNote, Scheme,
+};
 use sim_core::{
-    Action, Duration, Event, FaultRule, Instant, Latency, Limits, LinkConfig, NodeId, Ratio,
-    Record, RuleAction, Sim, SimConfig, TraceMode,
+    Action, Duration, FaultRule, Instant, Latency, Limits, LinkConfig, NodeId, Ratio, Record,
+    RuleAction, Sim, SimConfig, TraceMode, build_sim, trace,
 };
 
 fn ms(n: u64) -> Instant {
@@ -25,7 +27,7 @@ fn link(min: u64, max: u64, loss: Ratio) -> LinkConfig {
 
 /// A traced run of `config` that keeps going after a violation, so tests see them all.
 fn traced(config: &RingConfig, seed: u64, link: LinkConfig, end_ms: u64) -> Sim<RingNode> {
-    let mut s = live::sim(
+    let mut s = build_sim::<LiveRing>(
         config,
         SimConfig {
             seed,
@@ -90,13 +92,7 @@ fn violated(s: &mut Sim<RingNode>) -> Vec<String> {
 }
 
 fn notes(records: &[Record<RingNode>]) -> Vec<RingNote> {
-    records
-        .iter()
-        .filter_map(|r| match &r.event {
-            Event::Note { note, .. } => Some(note.clone()),
-            _ => None,
-        })
-        .collect()
+    trace::notes(records).map(|(_, _, n)| n.clone()).collect()
 }
 
 fn fixed() -> LinkConfig {

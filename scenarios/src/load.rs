@@ -11,7 +11,7 @@ use crate::schema::{At, Head, LatencySpec, LinkSpec, ScenarioDoc, Step, StrictHe
 use ron::extensions::Extensions;
 use sim_core::{
     Action, Actor, Clock, Duration, FaultRule, Instant, Latency, Limits, LinkConfig, Message,
-    NodeId, Protocol, RuleAction,
+    NodeAction, NodeId, Protocol, RuleAction,
 };
 
 /// A scenario checked against its protocol, with names resolved to node ids.
@@ -280,6 +280,39 @@ impl Checks<'_> {
         None
     }
 
+    /// `action` on the node called `target`, or on whoever claims the role when `target` is
+    /// `"@role"` ("@leader"): then the role must be one the protocol's nodes can claim.
+    fn on_node<P: Protocol>(
+        &mut self,
+        target: &str,
+        action: NodeAction<<P::Actor as Actor>::Command>,
+    ) -> Option<Action<<P::Actor as Actor>::Command>> {
+        let Some(role) = target.strip_prefix('@') else {
+            return Some(action.on(self.node(target)?));
+        };
+        let roles = <P::Actor as Actor>::ROLES;
+        if roles.contains(&role) {
+            return Some(Action::ToRole(role.to_string(), action));
+        }
+        let help = if roles.is_empty() {
+            format!(
+                "{} nodes claim no roles: name the node instead, one of: {}",
+                P::NAME,
+                self.nodes.join(", ")
+            )
+        } else {
+            let at: Vec<String> = roles.iter().map(|r| format!("@{r}")).collect();
+            let at: Vec<&str> = at.iter().map(String::as_str).collect();
+            suggest(target, &at, "roles a step can target")
+        };
+        self.problem(
+            Some(&format!("\"{target}\"")),
+            format!("unknown role \"{target}\""),
+            Some(help),
+        );
+        None
+    }
+
     fn nodes_of(&mut self, names: &[String]) -> Option<Vec<NodeId>> {
         let ids: Vec<Option<NodeId>> = names.iter().map(|n| self.node(n)).collect();
         ids.into_iter().collect()
@@ -356,16 +389,15 @@ impl Checks<'_> {
         step: &Step<<P::Actor as Actor>::Command>,
     ) -> Option<Action<<P::Actor as Actor>::Command>> {
         Some(match step {
-            Step::Crash(n) => Action::Crash(self.node(n)?),
-            Step::Restart(n) => Action::Restart(self.node(n)?),
-            Step::Pause(n) => Action::Pause(self.node(n)?),
-            Step::Resume(n) => Action::Resume(self.node(n)?),
+            Step::Crash(n) => self.on_node::<P>(n, NodeAction::Crash)?,
+            Step::Restart(n) => self.on_node::<P>(n, NodeAction::Restart)?,
+            Step::Pause(n) => self.on_node::<P>(n, NodeAction::Pause)?,
+            Step::Resume(n) => self.on_node::<P>(n, NodeAction::Resume)?,
             Step::Command(n, cmd) => {
-                let id = self.node(n);
                 for other in P::command_nodes(cmd) {
                     self.node(&other);
                 }
-                Action::Command(id?, cmd.clone())
+                self.on_node::<P>(n, NodeAction::Command(cmd.clone()))?
             }
             Step::Partition(groups) => {
                 let ids: Vec<Option<Vec<NodeId>>> =

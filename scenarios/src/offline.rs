@@ -9,10 +9,10 @@
 use crate::diagnostic::Diagnostic;
 use crate::load::{Prepared, load};
 use crate::run::{RunOptions, run, story};
-use sim_core::{Checker, Event, Instant, Lang, Protocol, Violation};
+use sim_core::{Checker, Event, Instant, Violation};
 use std::fmt;
 use traces::narrate::Detail;
-use traces::{TraceError, read_trace};
+use traces::{Lang, Story, TraceError, read_trace};
 
 /// Why a trace file could not be worked with.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ pub struct CheckReport {
 }
 
 /// Story lines of a trace of `P`: `(record index from 0, line)`, at `detail`.
-pub fn story_of_trace<P: Protocol>(
+pub fn story_of_trace<P: Story>(
     text: &str,
     lang: Lang,
     detail: Detail,
@@ -77,7 +77,7 @@ pub fn story_of_trace<P: Protocol>(
         .collect())
 }
 
-fn embedded<P: Protocol>(text: &str) -> Result<(Prepared<P>, u64), TraceProblem> {
+fn embedded<P: Story>(text: &str) -> Result<(Prepared<P>, u64), TraceProblem> {
     let header = traces::parse_header(text)?;
     let prep =
         load::<P>(&header.scenario_name, &header.scenario).map_err(TraceProblem::Scenario)?;
@@ -85,7 +85,7 @@ fn embedded<P: Protocol>(text: &str) -> Result<(Prepared<P>, u64), TraceProblem>
 }
 
 /// Re-checks a trace of `P` against the invariants of the scenario in its header.
-pub fn check_trace<P: Protocol>(text: &str) -> Result<CheckReport, TraceProblem> {
+pub fn check_trace<P: Story>(text: &str) -> Result<CheckReport, TraceProblem> {
     let (_, records) = read_trace::<P::Actor>(text)?;
     let (prep, _) = embedded::<P>(text)?;
     let invariants = P::invariants(&prep.doc.config);
@@ -109,7 +109,7 @@ pub fn check_trace<P: Protocol>(text: &str) -> Result<CheckReport, TraceProblem>
 }
 
 /// Re-runs the scenario in a trace's header at its seed: the new trace's text.
-pub fn replay<P: Protocol>(text: &str) -> Result<String, TraceProblem> {
+pub fn replay<P: Story>(text: &str) -> Result<String, TraceProblem> {
     let (prep, seed) = embedded::<P>(text)?;
     let options = RunOptions {
         seed: Some(seed),

@@ -11,11 +11,11 @@ use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
 use protocols::raft::Raft;
 use protocols::ring::live::LiveRing;
-use sim_core::demo::TokenRingProtocol;
-use sim_core::{Actor, Lang, Message, Protocol};
+use protocols::token_ring::TokenRingProtocol;
+use sim_core::{Actor, Message};
 use std::marker::PhantomData;
-use traces::TraceError;
 use traces::narrate::Detail;
+use traces::{Lang, Story, TraceError};
 
 /// A protocol, type-erased for the command line.
 pub trait DynProtocol: Sync {
@@ -80,7 +80,7 @@ pub struct Summary {
 
 struct Entry<P>(PhantomData<fn() -> P>);
 
-impl<P: Protocol> DynProtocol for Entry<P> {
+impl<P: Story> DynProtocol for Entry<P> {
     fn name(&self) -> &'static str {
         P::NAME
     }

@@ -7,10 +7,10 @@
 use crate::load::Prepared;
 use serde::Serialize;
 use sim_core::{
-    Actor, Instant, Lang, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode,
+    Actor, Instant, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim,
 };
 use traces::narrate::{Detail, generic_line};
-use traces::{FORMAT_VERSION, Header};
+use traces::{FORMAT_VERSION, Header, Lang, Story};
 
 /// How to run a scenario.
 #[derive(Clone, Debug, Default)]
@@ -82,18 +82,13 @@ pub fn replay_command(scenario: &str, seed: u64) -> String {
 /// Builds the simulation for `prep` with `seed`, its invariants installed and its timeline
 /// scheduled.
 pub fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
-    let mut sim = Sim::new(SimConfig {
+    let config = SimConfig {
         seed,
         link: prep.link,
         limits: prep.limits,
         stop_on_violation: prep.doc.stop.on_violation_stop,
-    });
-    for (i, name) in prep.nodes.iter().enumerate() {
-        sim.add_node(name, P::build(&prep.doc.config, sim_core::NodeId(i as u32)));
-    }
-    for invariant in P::invariants(&prep.doc.config) {
-        sim.add_invariant(invariant);
-    }
+    };
+    let mut sim = build_sim::<P>(&prep.doc.config, config);
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
     }
@@ -127,11 +122,7 @@ pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
 ///
 /// At the lesson's level of detail, a run of identical lines (a leader's heartbeats to a node
 /// that is down) is told once, with how many times and until when.
-pub fn story<P: Protocol>(
-    records: &[Record<P::Actor>],
-    lang: Lang,
-    detail: Detail,
-) -> Vec<StoryLine> {
+pub fn story<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<StoryLine> {
     let lines = records.iter().filter_map(|r| {
         let text = P::narrate(r, lang).or_else(|| generic_line(r, lang, detail))?;
         Some(StoryLine { time: r.time, text })
@@ -170,7 +161,7 @@ struct Executed<A: Actor> {
     records: Vec<Record<A>>,
 }
 
-fn execute<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Executed<P::Actor> {
+fn execute<P: Story>(prep: &Prepared<P>, seed: u64) -> Executed<P::Actor> {
     let mut sim = build(prep, seed);
     sim.set_trace(TraceMode::Memory(Vec::new()));
     let report = sim.run();
@@ -196,7 +187,7 @@ fn verdict<P: Protocol>(
         .expect
         .iter()
         .map(|e| {
-            let (held, detail) = match P::check(e, &outcome) {
+            let (held, detail) = match P::check(&prep.doc.config, e, &outcome) {
                 Ok(d) => (true, d),
                 Err(d) => (false, d),
             };
@@ -220,7 +211,7 @@ fn verdict<P: Protocol>(
 }
 
 /// Runs `prep` once.
-pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
+pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     let seed = options.seed.unwrap_or(prep.doc.seed);
     let executed = execute(prep, seed);
     let (expectations, passed) = verdict(prep, &executed);
@@ -246,7 +237,7 @@ pub fn run<P: Protocol>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
 }
 
 /// Runs `prep` at `seed` for a sweep: the verdict and the protocol's figures, no story.
-pub fn measure<P: Protocol>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOutcome {
+pub fn measure<P: Story>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOutcome {
     let executed = execute(prep, seed);
     let (_, passed) = verdict(prep, &executed);
     crate::sweep::SeedOutcome {

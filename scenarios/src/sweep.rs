@@ -5,8 +5,9 @@
 //! back in seed order, so the thread count can never change the table).
 
 use serde::Serialize;
-use sim_core::{Measure, MeasureKind, StopReason};
+use sim_core::StopReason;
 use std::collections::BTreeMap;
+use traces::{Measure, MeasureKind};
 
 /// What one seed of a sweep produced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -38,4 +38,49 @@ pub enum Action<C> {
     SetDefaultLink(LinkConfig),
     /// Override the directed link from the first node to the second.
     SetLink(NodeId, NodeId, LinkConfig),
+    /// Apply a node action to whichever node claims `role` when the step runs ("pause the
+    /// leader"). Among the nodes the action can apply to (up for a crash, pause or command,
+    /// paused for a resume, crashed for a restart), the one claiming the role in the newest
+    /// epoch is chosen, the lowest id on a tie; with no claimant the step does nothing and the
+    /// trace says so (`Fault::Vacant`).
+    ToRole(String, NodeAction<C>),
+}
+
+/// What a role-targeted step does to the node it resolves to (see [`Action::ToRole`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NodeAction<C> {
+    /// [`Action::Crash`].
+    Crash,
+    /// [`Action::Restart`].
+    Restart,
+    /// [`Action::Pause`].
+    Pause,
+    /// [`Action::Resume`].
+    Resume,
+    /// [`Action::Command`].
+    Command(C),
+}
+
+impl<C> NodeAction<C> {
+    /// The action on `node`.
+    pub fn on(self, node: NodeId) -> Action<C> {
+        match self {
+            NodeAction::Crash => Action::Crash(node),
+            NodeAction::Restart => Action::Restart(node),
+            NodeAction::Pause => Action::Pause(node),
+            NodeAction::Resume => Action::Resume(node),
+            NodeAction::Command(c) => Action::Command(node, c),
+        }
+    }
+
+    /// A short lowercase name for traces and stories: "crash", "pause", "command" ...
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeAction::Crash => "crash",
+            NodeAction::Restart => "restart",
+            NodeAction::Pause => "pause",
+            NodeAction::Resume => "resume",
+            NodeAction::Command(_) => "command",
+        }
+    }
 }

@@ -15,12 +15,47 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 /// A protocol message: a payload in the paper's words (`Prepare`, `Promise`, `RequestVote` ...).
+///
+/// Implement it with [`message!`](crate::message), which derives both items from the enum's
+/// variant names, so the list of kinds and `kind()` cannot disagree.
 pub trait Message: Clone + Debug + Hash + Serialize + DeserializeOwned + 'static {
     /// Every kind this protocol sends, for validating scenario rules and `dsim list --kinds`.
     const KINDS: &'static [&'static str];
     /// The stable short label of this message (one of [`Message::KINDS`]), used by network rules,
     /// traces and filters.
     fn kind(&self) -> &'static str;
+}
+
+/// Implements [`Message`] for an enum from its variant names, each written once:
+/// `sim_core::message!(PaxosMsg { Prepare, Promise, Accept });`.
+///
+/// The generated `kind()` is an exhaustive `match`, so a variant missing from the list, or a
+/// name that is not a variant, is a compile error: `KINDS` and `kind()` agree by construction.
+/// The kind of a variant is its name, whatever its fields.
+#[macro_export]
+macro_rules! message {
+    ($name:ident { $($variant:ident),+ $(,)? }) => {
+        impl $crate::Message for $name {
+            const KINDS: &'static [&'static str] = &[$(stringify!($variant)),+];
+            fn kind(&self) -> &'static str {
+                match self {
+                    $($name::$variant { .. } => stringify!($variant),)+
+                }
+            }
+        }
+    };
+}
+
+/// A role a node claims at this instant (leader, candidate, primary ...) and the epoch it
+/// claims it in (a term, a view), so that a scenario step can target "the leader now".
+///
+/// See [`Actor::claim`]; the kernel resolves a role step with [`Actor::ROLES`] and this claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RoleClaim {
+    /// One of the actor's [`Actor::ROLES`].
+    pub role: &'static str,
+    /// The term, view or epoch of the claim: among several claimants, the newest wins.
+    pub epoch: u64,
 }
 
 /// A protocol node. `Clone` so that a whole simulation can be forked at a step; `Hash` so that a
@@ -36,8 +71,20 @@ pub trait Actor: Clone + Debug + Hash + 'static {
     /// What a scenario can tell the node to do ("propose", "put k v").
     type Command: Clone + Debug + Serialize + DeserializeOwned + 'static;
 
-    /// Called when the node starts, and again when it restarts after a crash.
-    fn on_start(&mut self, ctx: &mut Context<'_, Self>);
+    /// The roles a node of this protocol can claim ("leader", "candidate" ...), which a scenario
+    /// step can target as `"@leader"`. Empty by default: nodes are named, never targeted by role.
+    const ROLES: &'static [&'static str] = &[];
+
+    /// The role this node claims now, if any (one of [`Actor::ROLES`]). `None` by default.
+    fn claim(&self) -> Option<RoleClaim> {
+        None
+    }
+
+    /// Called when the node starts, and again when it restarts after a crash. Does nothing by
+    /// default.
+    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+        let _ = ctx;
+    }
     /// Called when a message from `from` is delivered.
     fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: Self::Msg);
     /// Called when a timer this node set fires.
@@ -47,8 +94,9 @@ pub trait Actor: Clone + Debug + Hash + 'static {
         let _ = (ctx, command);
     }
     /// Called when the node crashes: drop volatile state here; what stays in `self` is durable
-    /// and survives the restart. Pending timers are cancelled by the kernel.
-    fn on_crash(&mut self);
+    /// and survives the restart. Pending timers are cancelled by the kernel. By default all
+    /// state is durable.
+    fn on_crash(&mut self) {}
 }
 
 /// Something a handler asked for, applied by the kernel after the handler returns.

@@ -9,7 +9,7 @@
 //! A `Sim` is `Clone`, so a run can be forked at any step. It does not parse scenarios, read
 //! files or print: see the `scenarios` and `traces` crates.
 
-use crate::action::Action;
+use crate::action::{Action, NodeAction};
 use crate::actor::{Actor, Context, Effect, Message};
 use crate::check::{Checker, Invariant, Violation};
 use crate::clock::Clock;
@@ -769,7 +769,45 @@ impl<A: Actor> Sim<A> {
                 let text = format!("{} -> {}: {link:?}", self.name(from), self.name(to));
                 self.fault(Fault::Link(text));
             }
+            Action::ToRole(role, action) => {
+                let eligible = |status: Status| match action {
+                    NodeAction::Crash => status != Status::Crashed,
+                    NodeAction::Restart => status == Status::Crashed,
+                    NodeAction::Resume => status == Status::Paused,
+                    NodeAction::Pause | NodeAction::Command(_) => status == Status::Up,
+                };
+                match self.claimant(&role, eligible) {
+                    Some(node) => self.act(action.on(node)),
+                    None => {
+                        let step = action.name();
+                        self.fault(Fault::Vacant {
+                            role: Arc::from(role.as_str()),
+                            step: Cow::Borrowed(step),
+                        });
+                    }
+                }
+            }
         }
+    }
+
+    /// The node that claims `role` now among those whose status passes `eligible`: the one
+    /// claiming it in the newest epoch, the lowest id on a tie. How a role step ("pause the
+    /// leader") picks its node; tests use it to find the leader at an instant.
+    pub fn claimant(&self, role: &str, eligible: impl Fn(Status) -> bool) -> Option<NodeId> {
+        let mut best: Option<(u64, NodeId)> = None;
+        for id in self.node_ids() {
+            let slot = &self.nodes[id.index()];
+            if !eligible(slot.status) {
+                continue;
+            }
+            let Some(claim) = slot.actor.claim() else {
+                continue;
+            };
+            if claim.role == role && best.is_none_or(|(epoch, _)| claim.epoch > epoch) {
+                best = Some((claim.epoch, id));
+            }
+        }
+        best.map(|(_, id)| id)
     }
 
     fn fault(&mut self, fault: Fault) {

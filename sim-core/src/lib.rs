@@ -1,7 +1,7 @@
 //! # sim-core: the deterministic kernel of dsim
 //!
-//! Everything a protocol needs to run in simulation, and nothing about any protocol, file or
-//! clock on the wall. Module map, bottom up:
+//! Everything a protocol needs to run in simulation, and nothing about any protocol, file,
+//! language or clock on the wall. (How a run reads as a story lives in the `traces` crate.) Module map, bottom up:
 //!
 //! - [`time`]: virtual `Instant`/`Duration` in integer nanoseconds.
 //! - [`rng`]: one seed, a ChaCha8 stream per purpose, our own integer sampling, exact `Ratio`s.
@@ -16,8 +16,8 @@
 //! - [`trace`]: trace records and sinks.
 //! - [`check`]: the `Invariant` trait and the `Checker` that runs invariants over records.
 //! - [`kernel`]: `Sim`, the event loop that ties it together.
-//! - [`protocol`]: how a protocol plugs into scenarios (config, nodes, invariants, story).
-//! - [`demo`]: a token ring, the smallest real protocol (benchmarks, tests, docs).
+//! - [`protocol`]: a protocol's model (config, nodes, invariants, expectation checks).
+//! - [`harness`]: one test harness for any protocol (script by name, run, read back).
 //!
 //! **Architecture invariant:** the same (actors, schedule, seed) gives the same records, byte for
 //! byte. No `HashMap` iteration, no wall clock, no float decisions, no threads.
@@ -28,7 +28,7 @@ pub mod actor;
 pub mod check;
 pub mod clock;
 pub mod decide;
-pub mod demo;
+pub mod harness;
 pub mod hash;
 pub mod id;
 pub mod kernel;
@@ -39,15 +39,16 @@ pub mod rng;
 pub mod time;
 pub mod trace;
 
-pub use action::Action;
-pub use actor::{Actor, Context, Effect, Message, TestContext};
+pub use action::{Action, NodeAction};
+pub use actor::{Actor, Context, Effect, Message, RoleClaim, TestContext};
 pub use check::{Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use decide::{Decider, Decision, Fate};
+pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId};
 pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason};
 pub use net::{DropReason, FaultRule, Latency, LinkConfig, RuleAction};
-pub use protocol::{ConfigProblem, Lang, Measure, MeasureKind, Outcome, Protocol};
+pub use protocol::{ConfigProblem, Outcome, Protocol, build_sim};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
 pub use trace::{Event, Fault, Record, TraceMode, TraceSink};

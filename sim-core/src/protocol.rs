@@ -1,29 +1,19 @@
-//! How a protocol plugs into scenarios: its config, its nodes, its invariants, its expectations
-//! and its story.
+//! The model of a protocol: its config, its nodes, its invariants and its expectation checks.
 //!
-//! One implementation per protocol (in the `protocols` crate); the `scenarios` crate's registry
-//! is the only place that names them all. The trait lives here, beside `Actor`, so that protocols
-//! depend on the kernel only. It knows nothing about files: configs and expectations arrive
-//! already parsed.
+//! A protocol is two things: this model, which lives beside the kernel because a run needs
+//! nothing else, and its story (how its records read in the course's words), which lives in the
+//! `traces` crate's `Story` trait, outside the kernel. The `scenarios` crate's registry is the
+//! only place that names every protocol. Nothing here knows files or languages: configs and
+//! expectations arrive already parsed.
 
 use crate::actor::Actor;
 use crate::check::Invariant;
 use crate::id::NodeId;
-use crate::kernel::Sim;
+use crate::kernel::{Sim, SimConfig};
 use crate::trace::Record;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
-
-/// The language of a story. The course is taught in Spanish; English is the default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// Spanish, with the lesson's own words.
-    Es,
-}
 
 /// What a finished run offers to expectation checks: the final states and every record.
 pub struct Outcome<'a, A: Actor> {
@@ -38,9 +28,18 @@ impl<A: Actor> Outcome<'_, A> {
     pub fn actor(&self, name: &str) -> Option<&A> {
         self.sim.node_id(name).map(|id| self.sim.actor(id))
     }
+
+    /// Every note of the run with its time and node, in order.
+    pub fn notes(&self) -> impl Iterator<Item = (crate::time::Instant, &str, &A::Note)> {
+        crate::trace::notes(self.records)
+    }
 }
 
-/// A protocol as scenarios see it.
+/// A protocol's model: what a scenario file configures and how a run of it is judged.
+///
+/// A minimal implementation names the protocol, its three types, and writes `nodes`, `build`,
+/// `invariants` and `check`; everything else has a default. [`build_sim`] turns a config into a
+/// ready `Sim`.
 pub trait Protocol: 'static {
     /// The name scenario files and the CLI use: "paxos", "raft".
     const NAME: &'static str;
@@ -69,8 +68,13 @@ pub trait Protocol: 'static {
     /// The invariants every run of this config must keep.
     fn invariants(config: &Self::Config) -> Vec<Box<dyn Invariant<Self::Actor>>>;
 
-    /// Checks one expectation against the outcome: `Ok` says what held, `Err` why it did not.
-    fn check(expect: &Self::Expect, outcome: &Outcome<'_, Self::Actor>) -> Result<String, String>;
+    /// Checks one expectation against the outcome of a run of `config`: `Ok` says what held,
+    /// `Err` why it did not.
+    fn check(
+        config: &Self::Config,
+        expect: &Self::Expect,
+        outcome: &Outcome<'_, Self::Actor>,
+    ) -> Result<String, String>;
 
     /// Node names that an expectation mentions, for validating them against the nodes.
     fn expect_nodes(expect: &Self::Expect) -> Vec<String> {
@@ -83,46 +87,6 @@ pub trait Protocol: 'static {
         let _ = command;
         Vec::new()
     }
-
-    /// The story line for one record, in the course's words, or `None` to leave it to the
-    /// generic narrator (sends, drops, faults ...).
-    fn narrate(record: &Record<Self::Actor>, lang: Lang) -> Option<String>;
-
-    /// Figures of one run that a sweep over seeds aggregates (elections until a leader, time
-    /// without a leader ...). Empty by default.
-    fn measures(records: &[Record<Self::Actor>]) -> Vec<Measure> {
-        let _ = records;
-        Vec::new()
-    }
-
-    /// Closing lines of the story: the run's figures in words ("no leader for 183 ms").
-    fn summary(records: &[Record<Self::Actor>], lang: Lang) -> Vec<String> {
-        let _ = (records, lang);
-        Vec::new()
-    }
-}
-
-/// One figure of one run, for sweeps to aggregate over seeds.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Measure {
-    /// A short name, a column of the sweep's table: "elections", "no_leader".
-    pub name: &'static str,
-    /// What kind of figure it is (how to aggregate and print it).
-    pub kind: MeasureKind,
-    /// The value, or `None` when the run never got there (no leader was ever elected).
-    pub value: Option<u64>,
-}
-
-/// How a figure aggregates over runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MeasureKind {
-    /// A count: median, p90, max.
-    Count,
-    /// A span of virtual time in nanoseconds: median, p90, max, printed in ms.
-    Nanos,
-    /// 0 or 1: printed as the share of runs where it is 1.
-    Flag,
 }
 
 /// A problem found in a protocol config.
@@ -132,4 +96,20 @@ pub struct ConfigProblem {
     pub locate: Option<String>,
     /// What is wrong and how to fix it.
     pub message: String,
+}
+
+/// A simulation of `config`'s nodes, in the order [`Protocol::nodes`] gives, with the
+/// protocol's invariants installed and no trace (set one with `Sim::set_trace` if wanted).
+///
+/// How scenarios build a run, and how tests and tools that drive a `Sim` directly build theirs.
+pub fn build_sim<P: Protocol>(config: &P::Config, sim_config: SimConfig) -> Sim<P::Actor> {
+    let mut sim = Sim::new(sim_config);
+    for (i, name) in P::nodes(config).iter().enumerate() {
+        let id = u32::try_from(i).expect("node count fits in u32");
+        sim.add_node(name, P::build(config, NodeId(id)));
+    }
+    for invariant in P::invariants(config) {
+        sim.add_invariant(invariant);
+    }
+    sim
 }

@@ -162,6 +162,14 @@ pub enum Fault {
     },
     /// The behaviour of links changed (a description).
     Link(String),
+    /// A step aimed at whoever claims `role` ("pause the leader") found no node claiming it,
+    /// so it did nothing. `step` is what it would have done: "crash", "pause", "command" ...
+    Vacant {
+        /// The role named by the step, without its `@`.
+        role: Name,
+        /// The step's action.
+        step: Cow<'static, str>,
+    },
 }
 
 impl<A: Actor> Event<A> {
@@ -226,4 +234,13 @@ impl<A: Actor> std::fmt::Debug for TraceMode<A> {
             TraceMode::Sink(_) => f.write_str("Sink"),
         }
     }
+}
+
+/// The notes among `records`, with when and by whom they were published, in order: what
+/// expectation checks and protocol tests read.
+pub fn notes<A: Actor>(records: &[Record<A>]) -> impl Iterator<Item = (Instant, &str, &A::Note)> {
+    records.iter().filter_map(|r| match &r.event {
+        Event::Note { node, note } => Some((r.time, &**node, note)),
+        _ => None,
+    })
 }

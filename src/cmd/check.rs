@@ -4,7 +4,7 @@
 use crate::cmd::run::parse_lang;
 use crate::exit::{CliError, FAILED, OK};
 use crate::trace_input::{self, bad_trace};
-use sim_core::Lang;
+use traces::Lang;
 use traces::narrate::Detail;
 use traces::view::clock;
 

@@ -5,9 +5,9 @@ use crate::exit::{CliError, FAILED, OK};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
 use scenarios::run::{RunOptions, replay_command};
-use sim_core::Lang;
 use std::io::Write;
 use std::path::PathBuf;
+use traces::Lang;
 use traces::narrate::Detail;
 
 /// Arguments of `dsim run`.

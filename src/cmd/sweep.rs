@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use scenarios::sweep::{SeedOutcome, SweepSummary, parse_seeds, summarize};
 use scenarios::vary::set_config_field;
 use serde::Serialize;
-use sim_core::MeasureKind;
 use std::io::IsTerminal;
+use traces::MeasureKind;
 
 /// Arguments of `dsim sweep`.
 #[derive(clap::Args, Debug)]

@@ -3,9 +3,9 @@
 use crate::cmd::run::parse_lang;
 use crate::exit::{CliError, OK};
 use crate::trace_input::{self, TraceFile};
-use sim_core::Lang;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use traces::Lang;
 use traces::narrate::Detail;
 use traces::render::{self, Filter};
 

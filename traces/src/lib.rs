@@ -7,6 +7,8 @@
 //! - [`format`]: the header, the current format version, and what older versions we still read.
 //! - [`write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
+//! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures) and
+//!   the story's `Lang`.
 //! - [`narrate`]: the generic, protocol-independent story lines (sends, drops, faults).
 //! - [`view`]: a protocol-independent view of a trace's records, for the renderers.
 //! - [`render`]: text, Mermaid, HTML and DOT renderings of a trace.
@@ -19,9 +21,11 @@ pub mod format;
 pub mod narrate;
 pub mod read;
 pub mod render;
+pub mod story;
 pub mod view;
 pub mod write;
 
 pub use format::{FORMAT_VERSION, Header};
 pub use read::{TraceError, parse_header, read_trace};
+pub use story::{Lang, Measure, MeasureKind, Story};
 pub use write::JsonLinesSink;

@@ -1,10 +1,11 @@
 //! The generic story of a run: what any protocol's trace says about sends, losses and faults.
 //!
 //! Protocols tell their own facts (who adopted which value, who leads which term) through
-//! `Protocol::narrate`; this module covers the records they leave to it, in English or in the
+//! `Story::narrate`; this module covers the records they leave to it, in English or in the
 //! course's Spanish.
 
-use sim_core::{Actor, DropReason, Event, Fault, Lang, Record};
+use crate::story::Lang;
+use sim_core::{Actor, DropReason, Event, Fault, Record};
 
 /// How much of a run the story tells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,5 +166,21 @@ fn fault_line(fault: &Fault, es: bool) -> String {
             _,
         ) => format!("{node} clock: skew {skew_ns} ns, drift {drift_ppm} ppm"),
         (Fault::Link(what), _) => format!("link change: {what}"),
+        (Fault::Vacant { role, step }, false) => {
+            format!("no node is {role} now: the {step} step aimed at @{role} does nothing")
+        }
+        (Fault::Vacant { role, step }, true) => {
+            let paso = match &**step {
+                "crash" => "caída",
+                "restart" => "reinicio",
+                "pause" => "parada",
+                "resume" => "vuelta",
+                "command" => "orden",
+                other => other,
+            };
+            format!(
+                "ningún nodo es {role} ahora: el paso de {paso} dirigido a @{role} no hace nada"
+            )
+        }
     }
 }

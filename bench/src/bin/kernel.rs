@@ -7,7 +7,7 @@
 //! event (counted by a wrapping global allocator) on the kernel's hot path with tracing off.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
-use sim_core::demo::TokenRing;
+use protocols::token_ring::TokenRing;
 use sim_core::{
     Duration, Instant, Latency, Limits, LinkConfig, Sim, SimConfig, SimRng, Stream, TraceMode,
 };

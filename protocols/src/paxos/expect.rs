@@ -6,11 +6,12 @@
 //! expectation reads the acceptor's final state, which is what the lesson prints at the end.
 
 use crate::paxos::PaxosNode;
+use crate::paxos::config::PaxosConfig;
 use crate::paxos::invariants::AcceptLedger;
 use crate::paxos::msg::{Number, Proposal};
 use crate::paxos::notes::PaxosNote;
 use serde::{Deserialize, Serialize};
-use sim_core::{Event, Outcome, Record};
+use sim_core::Outcome;
 
 /// One expectation about a Paxos run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,41 +42,21 @@ pub enum PaxosExpect {
 }
 
 /// Every learner's `Chosen` notes: (learner, n, value), in order.
-fn learned(records: &[Record<PaxosNode>]) -> Vec<(String, Number, String)> {
-    records
-        .iter()
-        .filter_map(|r| match &r.event {
-            Event::Note {
-                node,
-                note: PaxosNote::Chosen { n, value, .. },
-            } => Some((node.to_string(), *n, value.clone())),
+fn learned(outcome: &Outcome<'_, PaxosNode>) -> Vec<(String, Number, String)> {
+    outcome
+        .notes()
+        .filter_map(|(_, node, note)| match note {
+            PaxosNote::Chosen { n, value, .. } => Some((node.to_string(), *n, value.clone())),
             _ => None,
         })
         .collect()
 }
 
 /// Proposals a majority of acceptors accepted, from their `Accepted` notes.
-fn chosen_by_acceptors(outcome: &Outcome<'_, PaxosNode>) -> Vec<Proposal> {
-    let sim = outcome.sim;
-    let acceptors: Vec<String> = sim
-        .node_ids()
-        .next()
-        .map(|id| {
-            let cluster = &sim.actor(id).cluster;
-            cluster
-                .acceptors
-                .iter()
-                .map(|a| sim.name(*a).to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut ledger = AcceptLedger::new(&acceptors);
-    for r in outcome.records {
-        if let Event::Note {
-            node,
-            note: PaxosNote::Accepted { n, value },
-        } = &r.event
-        {
+fn chosen_by_acceptors(config: &PaxosConfig, outcome: &Outcome<'_, PaxosNode>) -> Vec<Proposal> {
+    let mut ledger = AcceptLedger::new(&config.acceptors);
+    for (_, node, note) in outcome.notes() {
+        if let PaxosNote::Accepted { n, value } = note {
             ledger.accept(node, *n, value);
         }
     }
@@ -90,8 +71,12 @@ fn show(accepted: &Option<Proposal>) -> String {
 }
 
 /// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
-pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<String, String> {
-    let learned = learned(outcome.records);
+pub fn check(
+    config: &PaxosConfig,
+    expect: &PaxosExpect,
+    outcome: &Outcome<'_, PaxosNode>,
+) -> Result<String, String> {
+    let learned = learned(outcome);
     match expect {
         PaxosExpect::Chosen(want) => {
             if let Some((node, n, got)) = learned.iter().find(|(_, _, v)| v != want) {
@@ -129,7 +114,7 @@ pub fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<S
                     "expected nothing chosen, but {node} learned '{v}' (n={n})"
                 ));
             }
-            if let Some((n, v)) = chosen_by_acceptors(outcome).first() {
+            if let Some((n, v)) = chosen_by_acceptors(config, outcome).first() {
                 return Err(format!(
                     "expected nothing chosen, but a majority of acceptors accepted '{v}' (n={n})"
                 ));

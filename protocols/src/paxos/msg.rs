@@ -5,7 +5,6 @@
 //! above it in its next round. This module only describes payloads; who sends what is `node`.
 
 use serde::{Deserialize, Serialize};
-use sim_core::Message;
 
 /// A proposal number: `round * multiplier + proposer id`, unique per proposer and round.
 pub type Number = u64;
@@ -52,16 +51,10 @@ pub enum PaxosMsg {
     },
 }
 
-impl Message for PaxosMsg {
-    const KINDS: &'static [&'static str] = &["Prepare", "Promise", "Nack", "Accept", "Accepted"];
-
-    fn kind(&self) -> &'static str {
-        match self {
-            PaxosMsg::Prepare { .. } => "Prepare",
-            PaxosMsg::Promise { .. } => "Promise",
-            PaxosMsg::Nack { .. } => "Nack",
-            PaxosMsg::Accept { .. } => "Accept",
-            PaxosMsg::Accepted { .. } => "Accepted",
-        }
-    }
-}
+sim_core::message!(PaxosMsg {
+    Prepare,
+    Promise,
+    Nack,
+    Accept,
+    Accepted
+});

@@ -8,7 +8,8 @@
 use crate::paxos::PaxosNode;
 use crate::paxos::msg::{PaxosMsg, Proposal};
 use crate::paxos::notes::PaxosNote;
-use sim_core::{Event, Lang, Message, Record};
+use sim_core::{Event, Message, Record};
+use traces::Lang;
 
 fn proposal(p: &Option<Proposal>, lang: Lang) -> String {
     match (p, lang) {

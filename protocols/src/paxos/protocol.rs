@@ -1,4 +1,5 @@
-//! How Paxos plugs into scenarios: the [`Paxos`] implementation of `sim_core::Protocol`.
+//! How Paxos plugs into scenarios: [`Paxos`], its model (`sim_core::Protocol`) and its story
+//! (`traces::Story`).
 //!
 //! It only wires the other modules together (config, node, invariants, expectations, story),
 //! so that the scenarios registry can name "paxos" and get everything from one type.
@@ -8,7 +9,8 @@ use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
 use crate::paxos::narrate;
 use crate::paxos::node::PaxosNode;
-use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record};
+use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use traces::{Lang, Story};
 
 /// Single-decree Paxos as a scenario protocol.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,14 +46,20 @@ impl Protocol for Paxos {
         ]
     }
 
-    fn check(expect: &PaxosExpect, outcome: &Outcome<'_, PaxosNode>) -> Result<String, String> {
-        expect::check(expect, outcome)
+    fn check(
+        config: &PaxosConfig,
+        expect: &PaxosExpect,
+        outcome: &Outcome<'_, PaxosNode>,
+    ) -> Result<String, String> {
+        expect::check(config, expect, outcome)
     }
 
     fn expect_nodes(expect: &PaxosExpect) -> Vec<String> {
         expect::expect_nodes(expect)
     }
+}
 
+impl Story for Paxos {
     fn narrate(record: &Record<PaxosNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }

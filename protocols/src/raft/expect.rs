@@ -10,6 +10,7 @@
 //! NoLeaderLongerThanMs(ms: 400)                 // after the first election, gaps stay short
 //! ```
 
+use crate::raft::config::RaftConfig;
 use crate::raft::node::{RaftNode, Role};
 use crate::raft::notes::RaftNote;
 use serde::{Deserialize, Serialize};
@@ -72,13 +73,6 @@ pub fn nodes(expect: &RaftExpect) -> Vec<String> {
     }
 }
 
-fn notes(records: &[Record<RaftNode>]) -> impl Iterator<Item = (Instant, &str, &RaftNote)> {
-    records.iter().filter_map(|r| match &r.event {
-        Event::Note { node, note } => Some((r.time, &**node, note)),
-        _ => None,
-    })
-}
-
 fn role_word(role: Role) -> &'static str {
     match role {
         Role::Follower => "follower",
@@ -88,7 +82,12 @@ fn role_word(role: Role) -> &'static str {
 }
 
 /// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
-pub fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<String, String> {
+pub fn check(
+    config: &RaftConfig,
+    expect: &RaftExpect,
+    outcome: &Outcome<'_, RaftNode>,
+) -> Result<String, String> {
+    let _ = config;
     let actor = |name: &str| {
         outcome
             .actor(name)
@@ -144,7 +143,8 @@ pub fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<Str
             }
         }
         RaftExpect::LeaderOfTerm { term, node } => {
-            let leaders: Vec<String> = notes(outcome.records)
+            let leaders: Vec<String> = outcome
+                .notes()
                 .filter_map(|(at, who, n)| match n {
                     RaftNote::BecameLeader { term: t, votes, .. } if t == term => {
                         Some((at, who, *votes))
@@ -170,7 +170,7 @@ pub fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<Str
             candidate,
         } => {
             let mut answer = None;
-            for (at, who, n) in notes(outcome.records) {
+            for (at, who, n) in outcome.notes() {
                 match n {
                     RaftNote::VoteDenied {
                         term: t,

@@ -6,8 +6,9 @@
 //! went down.
 
 use crate::raft::{RaftNode, RaftNote};
-use sim_core::{Event, Fault, Instant, Lang, Measure, MeasureKind, Record};
+use sim_core::{Event, Fault, Instant, Record};
 use std::collections::BTreeMap;
+use traces::{Lang, Measure, MeasureKind};
 
 /// A stretch of time with no leader: from `from` (the start, or the leader going down) to the
 /// next leader's election (or the end of the run, `to: None`).

@@ -64,9 +64,8 @@ pub use msg::RaftMsg;
 pub use node::{RaftNode, RaftTimer, Role};
 pub use notes::{DenyReason, RaftNote, StepDownCause};
 
-use sim_core::{
-    ConfigProblem, Invariant, Lang, Measure, NodeId, Outcome, Protocol, Record, Sim, SimConfig,
-};
+use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use traces::{Lang, Measure, Story};
 
 /// Raft leader election as scenarios see it.
 pub struct Raft;
@@ -90,12 +89,19 @@ impl Protocol for Raft {
     fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
         invariants::all(config.elect_within_ms)
     }
-    fn check(expect: &RaftExpect, outcome: &Outcome<'_, RaftNode>) -> Result<String, String> {
-        expect::check(expect, outcome)
+    fn check(
+        config: &RaftConfig,
+        expect: &RaftExpect,
+        outcome: &Outcome<'_, RaftNode>,
+    ) -> Result<String, String> {
+        expect::check(config, expect, outcome)
     }
     fn expect_nodes(expect: &RaftExpect) -> Vec<String> {
         expect::nodes(expect)
     }
+}
+
+impl Story for Raft {
     fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }
@@ -105,17 +111,4 @@ impl Protocol for Raft {
     fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
         measure::summary(records, lang)
     }
-}
-
-/// A simulation of `config`'s nodes with its invariants installed (no trace: set one if
-/// wanted). For tests and tools that drive a `Sim` directly rather than through a scenario file.
-pub fn sim(config: &RaftConfig, sim_config: SimConfig) -> Sim<RaftNode> {
-    let mut sim = Sim::new(sim_config);
-    for (i, name) in config.names().iter().enumerate() {
-        sim.add_node(name, Raft::build(config, NodeId(i as u32)));
-    }
-    for invariant in Raft::invariants(config) {
-        sim.add_invariant(invariant);
-    }
-    sim
 }

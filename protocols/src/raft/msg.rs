@@ -5,7 +5,6 @@
 //! prevLogIndex/prevLogTerm and leaderCommit arguments are left out until replication arrives.
 
 use serde::{Deserialize, Serialize};
-use sim_core::Message;
 
 /// A Raft RPC request or reply. Every one carries the sender's `term`: whoever sees a higher
 /// term adopts it and becomes a follower, whatever the message.
@@ -61,19 +60,9 @@ impl RaftMsg {
     }
 }
 
-impl Message for RaftMsg {
-    const KINDS: &'static [&'static str] = &[
-        "RequestVote",
-        "RequestVoteReply",
-        "AppendEntries",
-        "AppendEntriesReply",
-    ];
-    fn kind(&self) -> &'static str {
-        match self {
-            RaftMsg::RequestVote { .. } => "RequestVote",
-            RaftMsg::RequestVoteReply { .. } => "RequestVoteReply",
-            RaftMsg::AppendEntries { .. } => "AppendEntries",
-            RaftMsg::AppendEntriesReply { .. } => "AppendEntriesReply",
-        }
-    }
-}
+sim_core::message!(RaftMsg {
+    RequestVote,
+    RequestVoteReply,
+    AppendEntries,
+    AppendEntriesReply
+});

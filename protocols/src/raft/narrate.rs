@@ -8,7 +8,8 @@
 
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
-use sim_core::{Event, Fault, Lang, Record};
+use sim_core::{Event, Fault, Record};
+use traces::Lang;
 
 /// The story line of one record, or `None` to leave it to the generic narrator.
 pub fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {

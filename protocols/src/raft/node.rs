@@ -10,7 +10,7 @@ use crate::raft::log::{FixedLog, LastEntry, RaftLog};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use serde::{Deserialize, Serialize};
-use sim_core::{Actor, Context, Duration, Message, NodeId};
+use sim_core::{Actor, Context, Duration, Message, NodeId, RoleClaim};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -417,6 +417,22 @@ impl Actor for RaftNode {
     type Timer = RaftTimer;
     type Note = RaftNote;
     type Command = ();
+
+    const ROLES: &'static [&'static str] = &["leader", "candidate", "follower"];
+
+    /// The node's role in its current term: `"@leader"` in a scenario is the leader of the
+    /// newest term among the nodes a step can act on.
+    fn claim(&self) -> Option<RoleClaim> {
+        let role = match self.role {
+            Role::Leader => "leader",
+            Role::Candidate => "candidate",
+            Role::Follower => "follower",
+        };
+        Some(RoleClaim {
+            role,
+            epoch: self.current_term,
+        })
+    }
 
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
         ctx.note(RaftNote::Log {

@@ -2,7 +2,7 @@
 //! caught by an invariant with it on. Runs keep going after a violation so that every invariant
 //! that notices gets to say so.
 
-use super::support::{Run, Scenario, lesson, px1};
+use super::support::{Propose, Run, lesson, px1, scenario};
 use crate::paxos::{Bugs, PaxosConfig, PaxosExpect};
 use sim_core::{Action, Duration, RuleAction};
 
@@ -38,11 +38,11 @@ fn ignore_accepted_in_promises_breaks_agreement() {
 /// gets (12, relay-2) chosen at once; `crash` optionally crashes a1 and a2 at 20 ms and restarts
 /// them at 30 ms. relay-1's Accept(11) then arrives below every promise.
 fn late_accept(config: &PaxosConfig, crash: bool) -> Run {
-    let mut s = Scenario::new(config, 1, true);
+    let mut s = scenario(config, 1, true);
     let delay = RuleAction::Delay {
         by: Duration::from_millis(50),
     };
-    s.rule(delay, "Accept", Some("relay-1"), None, None);
+    s.rule(delay, Some("Accept"), Some("relay-1"), None, None);
     s.propose(0, "relay-1").propose(10, "relay-2");
     if crash {
         for a in ["a1", "a2"] {

@@ -4,7 +4,7 @@
 //! as targeted fault rules, and the rounds as `Propose` commands 100 ms apart (so they do not
 //! overlap unless the test wants them to). The three invariants run online; none may fire.
 
-use super::support::{Run, Scenario, every_acceptor, lesson, px1};
+use super::support::{PaxosRun, Propose, Run, Scenario, every_acceptor, lesson, px1, scenario};
 use crate::paxos::{OnTimeout, PaxosExpect, PaxosNote};
 use sim_core::{Duration, RuleAction};
 
@@ -23,7 +23,7 @@ fn three_rounds(s: &mut Scenario) -> Run {
 fn px1_lost_accepts_relay2_adopts_relay1() {
     let run = px1(&lesson(|_| {}), false);
     assert_eq!(run.violated(), Vec::<String>::new());
-    let notes = run.notes();
+    let notes = run.noted();
     assert!(notes.contains(&(
         "relay-1".into(),
         PaxosNote::PhaseFailed {
@@ -55,7 +55,7 @@ fn px1_lost_accepts_relay2_adopts_relay1() {
 // round C relay-1 adopts it; every acceptor ends (21, relay-2).
 #[test]
 fn px1_variant_all_accepts_lost_relay2_wins() {
-    let mut s = Scenario::new(&lesson(|_| {}), 1, false);
+    let mut s = scenario(&lesson(|_| {}), 1, false);
     for a in ["a1", "a2", "a3"] {
         s.lose_first("Accept", "relay-1", a);
     }
@@ -65,7 +65,7 @@ fn px1_variant_all_accepts_lost_relay2_wins() {
         run.chosen()
             .contains(&("relay-2".into(), 12, "relay-2".into(), 3))
     );
-    assert!(run.notes().contains(&(
+    assert!(run.noted().contains(&(
         "relay-1".into(),
         PaxosNote::Adopted {
             n: 21,
@@ -85,7 +85,7 @@ fn px1_variant_all_accepts_lost_relay2_wins() {
 // chosen, and round C's relay-1 adopts it: every acceptor ends (21, relay-2).
 #[test]
 fn px2_lost_prepare_relay2_chosen() {
-    let mut s = Scenario::new(&lesson(|_| {}), 1, false);
+    let mut s = scenario(&lesson(|_| {}), 1, false);
     s.lose_first("Accept", "relay-1", "a1")
         .lose_first("Accept", "relay-1", "a3")
         .lose_first("Prepare", "relay-2", "a2");
@@ -96,7 +96,7 @@ fn px2_lost_prepare_relay2_chosen() {
             .contains(&("relay-2".into(), 12, "relay-2".into(), 3))
     );
     assert!(
-        !run.notes()
+        !run.noted()
             .iter()
             .any(|(node, n)| node == "relay-2" && matches!(n, PaxosNote::Adopted { .. })),
         "relay-2 never saw a2's (11, relay-1), so it adopts nothing"
@@ -113,17 +113,17 @@ fn px2_lost_prepare_relay2_chosen() {
 /// PX-3's duel: every Accept takes 10 ms more than other messages, relay-2 enters 6 ms after
 /// relay-1, so each proposer's Prepare lands between the other's Prepare and its Accepts.
 fn duel(on_timeout: OnTimeout, seed: u64) -> Run {
-    let mut s = Scenario::new(&lesson(|c| c.on_timeout = on_timeout), seed, false);
+    let mut s = scenario(&lesson(|c| c.on_timeout = on_timeout), seed, false);
     let delay = RuleAction::Delay {
         by: Duration::from_millis(10),
     };
-    s.rule(delay, "Accept", None, None, None);
+    s.rule(delay, Some("Accept"), None, None, None);
     s.propose(0, "relay-1").propose(6, "relay-2");
     s.run()
 }
 
 fn highest_prepared(run: &Run) -> u64 {
-    run.notes()
+    run.noted()
         .iter()
         .filter_map(|(_, n)| match n {
             PaxosNote::Preparing { n, .. } => Some(*n),

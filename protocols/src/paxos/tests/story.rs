@@ -1,7 +1,7 @@
 //! The story of PX-1 in both languages, checked against the lesson's printed lines.
 
-use super::support::{lesson, px1};
-use sim_core::Lang;
+use super::support::{PaxosRun, lesson, px1};
+use traces::Lang;
 
 fn px1_story(lang: Lang) -> Vec<String> {
     px1(&lesson(|_| {}), false).story(lang)

@@ -7,9 +7,10 @@
 //! `Splits(at_least: 1)`.
 
 use crate::ring::live::RingNode;
+use crate::ring::live::config::RingConfig;
 use crate::ring::live::notes::RingNote;
 use serde::{Deserialize, Serialize};
-use sim_core::{Event, Outcome};
+use sim_core::Outcome;
 
 /// One expectation about a live-ring run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,14 +71,16 @@ pub enum RingExpect {
 }
 
 fn notes<'a>(outcome: &'a Outcome<'_, RingNode>) -> impl Iterator<Item = (&'a str, &'a RingNote)> {
-    outcome.records.iter().filter_map(|r| match &r.event {
-        Event::Note { node, note } => Some((node.as_ref(), note)),
-        _ => None,
-    })
+    outcome.notes().map(|(_, node, note)| (node, note))
 }
 
 /// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
-pub fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<String, String> {
+pub fn check(
+    config: &RingConfig,
+    expect: &RingExpect,
+    outcome: &Outcome<'_, RingNode>,
+) -> Result<String, String> {
+    let _ = config;
     match expect {
         RingExpect::Read {
             key,

@@ -115,17 +115,3 @@ pub use msg::{RingCommand, RingMsg, RingTimer, Versioned};
 pub use node::RingNode;
 pub use notes::{RingNote, Via};
 pub use protocol::LiveRing;
-
-use sim_core::{NodeId, Protocol, Sim, SimConfig};
-
-/// A simulation of `config` with its invariants installed (for tests and benchmarks).
-pub fn sim(config: &RingConfig, sim_config: SimConfig) -> Sim<RingNode> {
-    let mut sim = Sim::new(sim_config);
-    for (i, name) in config.names().iter().enumerate() {
-        sim.add_node(name, LiveRing::build(config, NodeId(i as u32)));
-    }
-    for invariant in LiveRing::invariants(config) {
-        sim.add_invariant(invariant);
-    }
-    sim
-}

@@ -9,7 +9,7 @@
 
 use crate::ring::live::map::Change;
 use serde::{Deserialize, Serialize};
-use sim_core::{Message, NodeId};
+use sim_core::NodeId;
 
 /// A stored value: the coordinator's per-key version and the text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -186,49 +186,25 @@ pub enum RingMsg {
     },
 }
 
-impl Message for RingMsg {
-    const KINDS: &'static [&'static str] = &[
-        "Store",
-        "StoreAck",
-        "Read",
-        "ReadReply",
-        "Handoff",
-        "HandoffAck",
-        "Rebalance",
-        "Transfer",
-        "TransferAck",
-        "StreamDone",
-        "Cleanup",
-        "CleanupAck",
-        "Request",
-        "Reply",
-        "Moved",
-        "MapUpdate",
-        "MapAck",
-    ];
-
-    fn kind(&self) -> &'static str {
-        match self {
-            RingMsg::Store { .. } => "Store",
-            RingMsg::StoreAck { .. } => "StoreAck",
-            RingMsg::Read { .. } => "Read",
-            RingMsg::ReadReply { .. } => "ReadReply",
-            RingMsg::Handoff { .. } => "Handoff",
-            RingMsg::HandoffAck { .. } => "HandoffAck",
-            RingMsg::Rebalance { .. } => "Rebalance",
-            RingMsg::Transfer { .. } => "Transfer",
-            RingMsg::TransferAck { .. } => "TransferAck",
-            RingMsg::StreamDone { .. } => "StreamDone",
-            RingMsg::Cleanup { .. } => "Cleanup",
-            RingMsg::CleanupAck { .. } => "CleanupAck",
-            RingMsg::Request { .. } => "Request",
-            RingMsg::Reply { .. } => "Reply",
-            RingMsg::Moved { .. } => "Moved",
-            RingMsg::MapUpdate { .. } => "MapUpdate",
-            RingMsg::MapAck { .. } => "MapAck",
-        }
-    }
-}
+sim_core::message!(RingMsg {
+    Store,
+    StoreAck,
+    Read,
+    ReadReply,
+    Handoff,
+    HandoffAck,
+    Rebalance,
+    Transfer,
+    TransferAck,
+    StreamDone,
+    Cleanup,
+    CleanupAck,
+    Request,
+    Reply,
+    Moved,
+    MapUpdate,
+    MapAck,
+});
 
 /// Timers of the live ring.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,7 +8,8 @@
 
 use crate::ring::live::RingNode;
 use crate::ring::live::notes::{RingNote, Via};
-use sim_core::{Event, Lang, Record};
+use sim_core::{Event, Record};
+use traces::Lang;
 
 fn via(v: Via, lang: Lang) -> &'static str {
     match (v, lang) {

@@ -1,5 +1,5 @@
-//! How the live ring plugs into scenarios: the [`LiveRing`] implementation of
-//! `sim_core::Protocol`, wiring config, node, invariants, expectations and story.
+//! How the live ring plugs into scenarios: [`LiveRing`], its model (`sim_core::Protocol`) and
+//! its story (`traces::Story`), wiring config, node, invariants, expectations and story.
 
 use crate::ring::live::config::{self, RingConfig};
 use crate::ring::live::expect::{self, RingExpect};
@@ -9,7 +9,8 @@ use crate::ring::live::invariants::{
 use crate::ring::live::msg::RingCommand;
 use crate::ring::live::narrate;
 use crate::ring::live::node::RingNode;
-use sim_core::{ConfigProblem, Invariant, Lang, NodeId, Outcome, Protocol, Record};
+use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use traces::{Lang, Story};
 
 /// The consistent-hash ring as a live, replicated store.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,8 +44,12 @@ impl Protocol for LiveRing {
         ]
     }
 
-    fn check(expect: &RingExpect, outcome: &Outcome<'_, RingNode>) -> Result<String, String> {
-        expect::check(expect, outcome)
+    fn check(
+        config: &RingConfig,
+        expect: &RingExpect,
+        outcome: &Outcome<'_, RingNode>,
+    ) -> Result<String, String> {
+        expect::check(config, expect, outcome)
     }
 
     fn expect_nodes(expect: &RingExpect) -> Vec<String> {
@@ -57,7 +62,9 @@ impl Protocol for LiveRing {
             _ => Vec::new(),
         }
     }
+}
 
+impl Story for LiveRing {
     fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }

@@ -2,11 +2,14 @@
 //!
 //! Node i forwards every token it receives to node i+1 (mod n). Node 0 injects `tokens` tokens
 //! when it starts. Each token carries the number of hops it has made, counting the one in
-//! flight; a note marks every full lap. It exercises the whole hot path (deliver, handler, send, network) and nothing else.
+//! flight; a note marks every full lap. It exercises the whole hot path (deliver, handler, send,
+//! network) and nothing else. It is also the reference for the protocol contract: everything
+//! below the node's handlers is the glue a protocol writes (about 25 lines).
 
-use crate::actor::{Actor, Context, Message};
-use crate::id::NodeId;
 use serde::{Deserialize, Serialize};
+use sim_core::trace::{Event, Record};
+use sim_core::{Actor, Context, Invariant, NodeId, Outcome, Protocol};
+use traces::{Lang, Story};
 
 /// A token ring member.
 #[derive(Clone, Debug, Hash)]
@@ -31,12 +34,7 @@ pub enum Token {
     },
 }
 
-impl Message for Token {
-    const KINDS: &'static [&'static str] = &["Token"];
-    fn kind(&self) -> &'static str {
-        "Token"
-    }
-}
+sim_core::message!(Token { Token });
 
 /// A fact for checkers: a token completed a lap.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,22 +71,15 @@ impl Actor for TokenRing {
         if me == 0 {
             ctx.note(LapNote::Lap { hops });
         }
-        ctx.send(
-            NodeId((me + 1) % self.nodes),
-            Token::Token { hops: hops + 1 },
-        );
+        let next = NodeId((me + 1) % self.nodes);
+        ctx.send(next, Token::Token { hops: hops + 1 });
     }
 
     fn on_timer(&mut self, _ctx: &mut Context<'_, Self>, _timer: ()) {}
-
-    fn on_crash(&mut self) {}
 }
 
-/// The token ring as a scenario protocol (`protocol: "token-ring"`), the kernel's demo.
-pub struct TokenRingProtocol;
-
 /// Settings of the token ring demo.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TokenRingConfig {
     /// Ring members in order; node 0 injects the tokens.
@@ -107,7 +98,7 @@ fn one() -> u32 {
 }
 
 /// What a token-ring scenario can expect.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum TokenRingExpect {
     /// At least this many laps were completed.
     Laps(u64),
@@ -119,13 +110,13 @@ pub struct LapsAreWhole {
     nodes: u64,
 }
 
-impl crate::check::Invariant<TokenRing> for LapsAreWhole {
+impl Invariant<TokenRing> for LapsAreWhole {
     fn name(&self) -> &'static str {
         "laps-are-whole"
     }
-    fn observe(&mut self, record: &crate::trace::Record<TokenRing>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<TokenRing>) -> Result<(), String> {
         match &record.event {
-            crate::trace::Event::Note {
+            Event::Note {
                 note: LapNote::Lap { hops },
                 ..
             } if hops % self.nodes != 0 => Err(format!(
@@ -137,7 +128,10 @@ impl crate::check::Invariant<TokenRing> for LapsAreWhole {
     }
 }
 
-impl crate::protocol::Protocol for TokenRingProtocol {
+/// The token ring as a scenario protocol (`protocol: "token-ring"`), the kernel's demo.
+pub struct TokenRingProtocol;
+
+impl Protocol for TokenRingProtocol {
     const NAME: &'static str = "token-ring";
     const ABOUT: &'static str = "a token ring: the kernel's demo (every node forwards to the next)";
     type Actor = TokenRing;
@@ -148,9 +142,9 @@ impl crate::protocol::Protocol for TokenRingProtocol {
         config.nodes.clone()
     }
 
-    fn validate(config: &TokenRingConfig) -> Vec<crate::protocol::ConfigProblem> {
+    fn validate(config: &TokenRingConfig) -> Vec<sim_core::ConfigProblem> {
         if config.nodes.is_empty() {
-            return vec![crate::protocol::ConfigProblem {
+            return vec![sim_core::ConfigProblem {
                 locate: Some("nodes".into()),
                 message: "a ring needs at least one node: list them in `nodes`".into(),
             }];
@@ -167,22 +161,18 @@ impl crate::protocol::Protocol for TokenRingProtocol {
         }
     }
 
-    fn invariants(config: &TokenRingConfig) -> Vec<Box<dyn crate::check::Invariant<TokenRing>>> {
-        vec![Box::new(LapsAreWhole {
-            nodes: config.nodes.len() as u64,
-        })]
+    fn invariants(config: &TokenRingConfig) -> Vec<Box<dyn Invariant<TokenRing>>> {
+        let nodes = config.nodes.len() as u64;
+        vec![Box::new(LapsAreWhole { nodes })]
     }
 
     fn check(
+        _config: &TokenRingConfig,
         expect: &TokenRingExpect,
-        outcome: &crate::protocol::Outcome<'_, TokenRing>,
+        outcome: &Outcome<'_, TokenRing>,
     ) -> Result<String, String> {
         let TokenRingExpect::Laps(want) = expect;
-        let laps = outcome
-            .records
-            .iter()
-            .filter(|r| matches!(r.event, crate::trace::Event::Note { .. }))
-            .count() as u64;
+        let laps = outcome.notes().count() as u64;
         if laps >= *want {
             Ok(format!("{laps} laps completed (at least {want} expected)"))
         } else {
@@ -191,24 +181,20 @@ impl crate::protocol::Protocol for TokenRingProtocol {
             ))
         }
     }
+}
 
-    fn narrate(
-        record: &crate::trace::Record<TokenRing>,
-        lang: crate::protocol::Lang,
-    ) -> Option<String> {
-        match &record.event {
-            crate::trace::Event::Note {
-                node,
-                note: LapNote::Lap { hops },
-            } => Some(match lang {
-                crate::protocol::Lang::En => {
-                    format!("{node}: a token completes a lap ({hops} hops)")
-                }
-                crate::protocol::Lang::Es => {
-                    format!("{node}: un testigo completa una vuelta ({hops} saltos)")
-                }
-            }),
-            _ => None,
-        }
+impl Story for TokenRingProtocol {
+    fn narrate(record: &Record<TokenRing>, lang: Lang) -> Option<String> {
+        let Event::Note {
+            node,
+            note: LapNote::Lap { hops },
+        } = &record.event
+        else {
+            return None;
+        };
+        Some(match lang {
+            Lang::En => format!("{node}: a token completes a lap ({hops} hops)"),
+            Lang::Es => format!("{node}: un testigo completa una vuelta ({hops} saltos)"),
+        })
     }
 }
