@@ -71,6 +71,22 @@ impl Default for SimConfig {
     }
 }
 
+impl SimConfig {
+    /// The default setup (a healthy 1 ms network, default limits, stop at the first violation)
+    /// with `seed`: the usual start of a library user's run.
+    pub fn seeded(seed: u64) -> Self {
+        SimConfig {
+            seed,
+            ..SimConfig::default()
+        }
+    }
+
+    /// This setup with every link behaving as `link`.
+    pub fn with_link(self, link: LinkConfig) -> Self {
+        SimConfig { link, ..self }
+    }
+}
+
 /// Why a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -109,6 +109,25 @@ pub struct LinkConfig {
     pub duplicate: Ratio,
 }
 
+impl LinkConfig {
+    /// A link whose latency is uniform in [`min_ms`, `max_ms`] milliseconds, nothing lost or
+    /// duplicated (add those with [`LinkConfig::with_loss`]).
+    pub fn uniform_ms(min_ms: u64, max_ms: u64) -> Self {
+        LinkConfig {
+            latency: Latency::Uniform {
+                min: Duration::from_millis(min_ms),
+                max: Duration::from_millis(max_ms),
+            },
+            ..LinkConfig::default()
+        }
+    }
+
+    /// This link, losing each message with probability `loss`.
+    pub fn with_loss(self, loss: Ratio) -> Self {
+        LinkConfig { loss, ..self }
+    }
+}
+
 impl Default for LinkConfig {
     /// A healthy LAN: 1 ms, nothing lost, nothing duplicated.
     fn default() -> Self {

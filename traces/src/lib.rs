@@ -4,8 +4,8 @@
 //! itself, node names), then one line per [`sim_core::Record`]. The header carries everything
 //! needed to replay and re-check the run from the file alone. See `traces/FORMAT.md`.
 //!
-//! - [`format`]: the header, the current format version, and what older versions we still read.
-//! - [`write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
+//! - [`mod@format`]: the header, the current format version, and what older versions we still read.
+//! - [`mod@write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
 //! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures) and
 //!   the story's `Lang`.

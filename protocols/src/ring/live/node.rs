@@ -7,7 +7,7 @@
 //! ("gana la más nueva"), answers reads, hands hints to their home replicas until they
 //! acknowledge, and, during a rebalance, streams every key it homed to the new homes that did
 //! not, at the configured bandwidth. Two fences keep ownership single: a replica refuses a
-//! `Store` from a writer at an earlier era than its own (see [`RingNode::era`]), and it never
+//! `Store` from a writer at an earlier era than its own (see `RingNode::era`), and it never
 //! acknowledges a version it holds with a different value. A node that no longer homes a key
 //! answers a read of it "moved". Everything in a storage node is durable: a crash loses nothing.
 
