@@ -1,5 +1,6 @@
 //! dsim's integration tests: one binary (faster to build and link than one per file).
 //!
+//! - `architecture`: the crate layers, a kernel without protocols or languages, no hash maps.
 //! - `cli`: the `dsim` binary's behaviour: exit codes, output, files written.
 //! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
 //! - `course`: the course scenarios edited as a teacher would (a line, a knob).
@@ -11,14 +12,17 @@
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
+//! - `kinds`: message kinds are the variants' names, for every protocol.
 //! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
 
+mod architecture;
 mod bad_input;
 mod bundled;
 mod cli;
 mod course;
 mod determinism;
 mod golden;
+mod kinds;
 mod properties;
 mod ring;
 mod seeds;

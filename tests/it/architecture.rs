@@ -1,0 +1,154 @@
+//! The rules of ARCHITECTURE.md that a machine can check: which crate may depend on which, a
+//! kernel that knows no protocol and no language, no randomly ordered collections anywhere.
+
+use crate::support::root;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The workspace's crates bottom up: each may depend only on crates before it.
+const LAYERS: &[(&str, &str)] = &[
+    ("sim-core", "sim-core/Cargo.toml"),
+    ("traces", "traces/Cargo.toml"),
+    ("protocols", "protocols/Cargo.toml"),
+    ("scenarios", "scenarios/Cargo.toml"),
+    ("dsim-bench", "bench/Cargo.toml"),
+    ("dsim", "Cargo.toml"),
+];
+
+/// The workspace crates named in the `[dependencies]`, `[dev-dependencies]` and
+/// `[build-dependencies]` sections of a manifest.
+fn workspace_deps(manifest: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let ours: BTreeSet<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+    let mut in_deps = false;
+    let mut found = BTreeSet::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = matches!(
+                line,
+                "[dependencies]" | "[dev-dependencies]" | "[build-dependencies]"
+            );
+            continue;
+        }
+        let name = line.split(['.', '=', ' ']).next().unwrap_or("");
+        if in_deps && ours.contains(name) {
+            found.insert(name.to_string());
+        }
+    }
+    found
+}
+
+// Goal: data flows one way (kernel, story, protocols, scenarios, binary). Method: read every
+// manifest's dependency sections. Proves: no crate depends on one above it, so no crate cycle
+// and no kernel that knows a protocol.
+#[test]
+fn crates_depend_only_on_the_layers_below() {
+    for (i, (name, manifest)) in LAYERS.iter().enumerate() {
+        let below: BTreeSet<String> = LAYERS[..i].iter().map(|(n, _)| n.to_string()).collect();
+        let deps = workspace_deps(&root().join(manifest));
+        let wrong: Vec<&String> = deps.difference(&below).collect();
+        assert!(
+            wrong.is_empty(),
+            "{name} depends on {wrong:?}, a crate at or above its layer"
+        );
+    }
+    assert!(workspace_deps(&root().join("sim-core/Cargo.toml")).is_empty());
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let skip = path
+                .file_name()
+                .is_some_and(|n| n == "target" || n == "node_modules" || n == ".git");
+            if path.is_dir() && !skip {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The code of a file without its comments (line comments and doc comments), line by line.
+fn code_lines(path: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let code = match line.find("//") {
+                Some(at) => &line[..at],
+                None => line,
+            };
+            (!code.trim().is_empty()).then(|| (i + 1, code.to_string()))
+        })
+        .collect()
+}
+
+fn words(code: &str) -> impl Iterator<Item = &str> {
+    code.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+}
+
+// Goal: the kernel knows no protocol and no language. Method: every code line of sim-core (not
+// comments) against protocol names and the story's vocabulary, and for non-ASCII text (the
+// course's Spanish). Proves: protocols and stories live outside the kernel.
+#[test]
+fn sim_core_names_no_protocol_and_no_language() {
+    let banned = [
+        "paxos",
+        "raft",
+        "pbft",
+        "lease",
+        "token_ring",
+        "tokenring",
+        "lang",
+        "narrate",
+        "spanish",
+        "story",
+    ];
+    let mut found = Vec::new();
+    for file in rust_files(&root().join("sim-core")) {
+        for (line, code) in code_lines(&file) {
+            let bad = words(&code).find(|w| banned.contains(&w.to_ascii_lowercase().as_str()));
+            if let Some(word) = bad {
+                found.push(format!("{}:{line}: {word}", file.display()));
+            }
+            if !code.is_ascii() {
+                found.push(format!("{}:{line}: non-ASCII text", file.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "sim-core knows a protocol or a language:\n{}",
+        found.join("\n")
+    );
+}
+
+// Goal: nothing iterates in a per-process random order. Method: every code line of the
+// workspace (clippy.toml bans the types too, but only where clippy runs). Proves: no std hash
+// collection anywhere; BTreeMap/BTreeSet or Vec instead.
+#[test]
+fn no_randomly_ordered_collections_anywhere() {
+    let banned = [concat!("Hash", "Map"), concat!("Hash", "Set")];
+    let mut found = Vec::new();
+    for file in rust_files(&root()) {
+        for (line, code) in code_lines(&file) {
+            if let Some(word) = words(&code).find(|w| banned.contains(w)) {
+                found.push(format!("{}:{line}: {word}", file.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "randomly ordered collections:\n{}",
+        found.join("\n")
+    );
+}
