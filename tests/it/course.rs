@@ -192,3 +192,85 @@ fn the_duel_ends_whatever_the_seed_and_the_expectation_can_fail() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("FAIL expect SomethingChosen: expected some value chosen"));
 }
+
+// Goal: "pause the leader" means the leader at that instant, whatever the seed. Method:
+// raft/leader-crash-unpinned (`Pause("@leader")` at 1 s, `Resume("@leader")` at 2 s) over 30
+// seeds; from each trace, the last node to become leader before 1 s. Control: the file with
+// `Pause("nodo-1")` pauses a follower at some seed. Proves: the role step resolves to the
+// leader of the newest term when it runs, and the resume finds the same node.
+#[test]
+fn pausing_the_leader_by_role_pauses_the_leader_at_every_seed() {
+    use scenarios::RunOptions;
+    let source = scenarios::bundled::find("raft/leader-crash-unpinned")
+        .unwrap()
+        .source;
+    let protocol = scenarios::registry::protocol_for("unpinned", source).unwrap();
+    let faults_and_leader = |source: &str, seed: u64| {
+        let options = RunOptions {
+            seed: Some(seed),
+            keep_trace: true,
+            ..RunOptions::default()
+        };
+        let trace = protocol
+            .run("unpinned", source, &options)
+            .unwrap()
+            .trace
+            .unwrap();
+        let (mut leader, mut faults) = (None, Vec::new());
+        for line in trace.lines().skip(1) {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let before_fault = r["time"].as_u64().unwrap() < 1_000_000_000;
+            if before_fault && r["note"].get("BecameLeader").is_some() {
+                leader = r["node"].as_str().map(str::to_string);
+            }
+            if let Some(f) = r["fault"].as_object() {
+                faults.push(serde_json::to_string(f).unwrap());
+            }
+        }
+        (faults, leader.expect("a leader before 1 s"))
+    };
+    let mut followers_paused = 0;
+    for seed in 0..30 {
+        let (faults, leader) = faults_and_leader(source, seed);
+        let want = [
+            format!("{{\"pause\":\"{leader}\"}}"),
+            format!("{{\"resume\":\"{leader}\"}}"),
+        ];
+        assert_eq!(faults, want, "seed {seed}");
+        let named = source.replace("\"@leader\"", "\"nodo-1\"");
+        let (faults, leader) = faults_and_leader(&named, seed);
+        if faults[0] != format!("{{\"pause\":\"{leader}\"}}") {
+            followers_paused += 1;
+        }
+    }
+    assert!(
+        followers_paused > 0,
+        "the control pauses a follower at some seed"
+    );
+}
+
+// Goal: a role step that finds nobody says so in the story. Method: pause "@leader" at 50 ms,
+// before any election can end (timeouts are at least 150 ms). Proves: the run goes on, and
+// the story tells, in English and in Spanish, that the step did nothing.
+#[test]
+fn a_role_step_with_nobody_in_the_role_is_told() {
+    let source = scenarios::bundled::find("raft/leader-crash-unpinned")
+        .unwrap()
+        .source;
+    let early = source.replace("At(1000, Pause(\"@leader\"))", "At(50, Pause(\"@leader\"))");
+    assert_ne!(early, source);
+    let file = temp_file("vacant-leader.ron", &early);
+    let path = file.to_str().unwrap();
+    let en = stdout(&dsim(&["run", path]));
+    assert!(
+        en.contains("no node is leader now: the pause step aimed at @leader does nothing"),
+        "{en}"
+    );
+    let es = stdout(&dsim(&["run", path, "--lang", "es"]));
+    assert!(
+        es.contains(
+            "ningún nodo es leader ahora: el paso de parada dirigido a @leader no hace nada"
+        ),
+        "{es}"
+    );
+}
