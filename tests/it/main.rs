@@ -5,6 +5,7 @@
 //! - `bad_input`: every file of `tests/bad-input/` gives exit 2 at the line and column it states.
 //! - `course`: the course scenarios edited as a teacher would (a line, a knob).
 //! - `bundled`: every scenario file is bundled, validates and passes.
+//! - `docs`: every `dsim` command the docs print runs as printed.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
 //! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
 //! - `sweep`: many seeds and variants, identical at any thread count.
@@ -21,6 +22,7 @@ mod bundled;
 mod cli;
 mod course;
 mod determinism;
+mod docs;
 mod golden;
 mod kinds;
 mod properties;

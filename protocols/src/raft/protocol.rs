@@ -1,0 +1,56 @@
+//! How Raft plugs into scenarios: [`Raft`], its model (`sim_core::Protocol`) and its story
+//! (`traces::Story`, with the sweep's election figures from `measure`).
+
+use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use traces::{Lang, Measure, Story};
+
+use crate::raft::config::{self, RaftConfig};
+use crate::raft::expect::{self, RaftExpect};
+use crate::raft::node::RaftNode;
+use crate::raft::{invariants, measure, narrate};
+
+/// Raft leader election as scenarios see it.
+pub struct Raft;
+
+impl Protocol for Raft {
+    const NAME: &'static str = "raft";
+    const ABOUT: &'static str = "Raft leader election: terms, randomized timeouts, RequestVote with the log check, heartbeats";
+    type Actor = RaftNode;
+    type Config = RaftConfig;
+    type Expect = RaftExpect;
+
+    fn nodes(config: &RaftConfig) -> Vec<String> {
+        config.names()
+    }
+    fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
+        config::validate(config)
+    }
+    fn build(config: &RaftConfig, id: NodeId) -> RaftNode {
+        RaftNode::new(config, id)
+    }
+    fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
+        invariants::all(config.elect_within_ms)
+    }
+    fn check(
+        config: &RaftConfig,
+        expect: &RaftExpect,
+        outcome: &Outcome<'_, RaftNode>,
+    ) -> Result<String, String> {
+        expect::check(config, expect, outcome)
+    }
+    fn expect_nodes(expect: &RaftExpect) -> Vec<String> {
+        expect::nodes(expect)
+    }
+}
+
+impl Story for Raft {
+    fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {
+        narrate::narrate(record, lang)
+    }
+    fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
+        measure::measures(records)
+    }
+    fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
+        measure::summary(records, lang)
+    }
+}
