@@ -3,8 +3,7 @@
 //! seed means, in the kernel's order of events or in a protocol shows up here as a diff.
 //! `UPDATE_GOLDEN=1 cargo test golden` rewrites them; read the diff before committing it.
 
-use crate::support::root;
-use scenarios::RunOptions;
+use crate::support::{bundled_trace, root};
 use scenarios::bundled::BUNDLED;
 use traces::format::without_version;
 
@@ -13,16 +12,7 @@ fn bundled_scenarios_match_their_golden_traces() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut missing = Vec::new();
     for b in BUNDLED {
-        let protocol = scenarios::registry::protocol_for(b.name, b.source).unwrap();
-        let options = RunOptions {
-            keep_trace: true,
-            ..RunOptions::default()
-        };
-        let trace = protocol
-            .run(b.name, b.source, &options)
-            .unwrap()
-            .trace
-            .unwrap();
+        let trace = bundled_trace(b);
         let path = root()
             .join("traces/golden")
             .join(format!("{}.jsonl", b.name));

@@ -1,7 +1,7 @@
 //! Message kinds: what scenario rules, traces and filters call a message is its variant's name,
 //! for every protocol (`sim_core::message!` derives both `KINDS` and `kind()` from one list).
 
-use scenarios::RunOptions;
+use crate::support::bundled_trace;
 use scenarios::bundled::BUNDLED;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -33,15 +33,7 @@ fn every_kind_is_its_variants_name_and_listed_once() {
             "{}: a kind listed twice",
             protocol.name()
         );
-        let options = RunOptions {
-            keep_trace: true,
-            ..RunOptions::default()
-        };
-        let trace = protocol
-            .run(b.name, b.source, &options)
-            .unwrap()
-            .trace
-            .unwrap();
+        let trace = bundled_trace(b);
         let mut sent: BTreeMap<u64, String> = BTreeMap::new();
         for line in trace.lines().skip(1) {
             let r: Value = serde_json::from_str(line).unwrap();

@@ -48,3 +48,14 @@ pub fn ron_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The trace text of a bundled scenario's run at its own seed.
+pub fn bundled_trace(b: &scenarios::bundled::Bundled) -> String {
+    let protocol = scenarios::registry::protocol_for(b.name, b.source).unwrap();
+    let options = scenarios::RunOptions {
+        keep_trace: true,
+        ..scenarios::RunOptions::default()
+    };
+    let result = protocol.run(b.name, b.source, &options).unwrap();
+    result.trace.expect("a kept trace")
+}
