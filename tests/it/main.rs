@@ -14,7 +14,8 @@
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
-//! - `golden`: bundled scenarios' traces against `traces/golden/` (`UPDATE_GOLDEN=1` rewrites).
+//! - `golden`: every bundled scenario's story snapshot with its trace digest, and the small
+//!   ones' whole traces (`cargo insta review`, `UPDATE_GOLDEN=1`).
 
 mod architecture;
 mod bad_input;
