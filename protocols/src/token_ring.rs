@@ -3,8 +3,10 @@
 //! Node i forwards every token it receives to node i+1 (mod n). Node 0 injects `tokens` tokens
 //! when it starts. Each token carries the number of hops it has made, counting the one in
 //! flight; a note marks every full lap. It exercises the whole hot path (deliver, handler, send,
-//! network) and nothing else. It is also the reference for the protocol contract: everything
-//! below the node's handlers is the glue a protocol writes (about 25 lines).
+//! network) and nothing else. It is also the reference for the protocol contract: the
+//! `message!` line and the `Protocol` and `Story` impls are all the glue a protocol writes
+//! (here with a config check, an expectation and a bilingual lap line; the bare minimum, as in
+//! `examples/primary_backup.rs`, is about 25 lines).
 
 use serde::{Deserialize, Serialize};
 use sim_core::trace::{Event, Record};

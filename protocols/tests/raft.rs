@@ -583,7 +583,7 @@ fn knob_reset_vote_on_heartbeat_two_leaders_in_one_term() {
         assert_eq!(violated(&s), Vec::<String>::new(), "seed {seed}");
         let records = s.take_records();
         let denied = Raft::check(
-            &RaftConfig::lesson(),
+            &config,
             &RaftExpect::Denied {
                 term: 1,
                 voter: "nodo-3".into(),
@@ -613,7 +613,7 @@ fn knob_reset_vote_on_heartbeat_two_leaders_in_one_term() {
         };
         for node in ["nodo-1", "nodo-2"] {
             let led = Raft::check(
-                &RaftConfig::lesson(),
+                &config,
                 &RaftExpect::LeaderOfTerm {
                     term: 1,
                     node: node.into(),

@@ -249,6 +249,12 @@ impl Checks<'_> {
                     ),
                     "write the name on one line, without leading or trailing spaces",
                 ));
+            } else if name.starts_with('@') {
+                problems.push((
+                    format!("\"{name}\""),
+                    format!("node name \"{name}\" starts with `@`"),
+                    "`@` marks a role in a step (\"@leader\"): start a node's name otherwise",
+                ));
             } else if seen.contains(&name.as_str()) {
                 problems.push((
                     format!("\"{name}\""),
@@ -278,6 +284,23 @@ impl Checks<'_> {
             Some(help),
         );
         None
+    }
+
+    /// The node a `Restart` names: by name only, since a crashed node claims no role.
+    fn crashed_node(&mut self, target: &str) -> Option<NodeId> {
+        if target.starts_with('@') {
+            self.problem(
+                Some(&format!("\"{target}\"")),
+                format!("a restart cannot aim at a role (\"{target}\")"),
+                Some(format!(
+                    "a crashed node has lost its volatile state and claims no role: name the \
+                     node to restart, one of: {}",
+                    self.nodes.join(", ")
+                )),
+            );
+            return None;
+        }
+        self.node(target)
     }
 
     /// `action` on the node called `target`, or on whoever claims the role when `target` is
@@ -390,7 +413,7 @@ impl Checks<'_> {
     ) -> Option<Action<<P::Actor as Actor>::Command>> {
         Some(match step {
             Step::Crash(n) => self.on_node::<P>(n, NodeAction::Crash)?,
-            Step::Restart(n) => self.on_node::<P>(n, NodeAction::Restart)?,
+            Step::Restart(n) => Action::Restart(self.crashed_node(n)?),
             Step::Pause(n) => self.on_node::<P>(n, NodeAction::Pause)?,
             Step::Resume(n) => self.on_node::<P>(n, NodeAction::Resume)?,
             Step::Command(n, cmd) => {

@@ -91,7 +91,9 @@ pub struct ScenarioDoc<C, M, E> {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct At<M>(pub u64, pub Step<M>);
 
-/// One scripted change. Node names are the scenario's own.
+/// One scripted change. Node names are the scenario's own; where `Crash`, `Pause`, `Resume` and
+/// `Command` name a node they may name a role instead, `"@leader"`: the node claiming it when
+/// the step runs (see `sim_core::Action::ToRole`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Step<M> {
     /// Crash a node: volatile state lost, timers cancelled, messages to it dropped.

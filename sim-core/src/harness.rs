@@ -13,7 +13,7 @@
 //! ```
 
 use crate::action::Action;
-use crate::actor::Actor;
+use crate::actor::{Actor, Message};
 use crate::id::NodeId;
 use crate::kernel::{RunReport, Sim, SimConfig};
 use crate::net::{FaultRule, RuleAction};
@@ -61,8 +61,16 @@ impl<P: Protocol> Harness<P> {
             .unwrap_or_else(|| panic!("no node called {name:?} in this config"))
     }
 
-    /// Schedules `action` at `ms` milliseconds.
+    /// Schedules `action` at `ms` milliseconds. Panics on a role the protocol's nodes never
+    /// claim (a typo would make the step do nothing).
     pub fn at(&mut self, ms: u64, action: Action<Command<P>>) -> &mut Self {
+        if let Action::ToRole(role, _) = &action {
+            let roles = <P::Actor as Actor>::ROLES;
+            assert!(
+                roles.contains(&role.as_str()),
+                "no role {role:?} in this protocol (its roles: {roles:?})"
+            );
+        }
         self.sim.schedule(Instant::from_millis(ms), action);
         self
     }
@@ -98,7 +106,8 @@ impl<P: Protocol> Harness<P> {
     }
 
     /// Installs at time 0 a fault rule on messages of `kind` from `from` to `to` (any when
-    /// `None`), for the `nth` match only (every match when `None`).
+    /// `None`), for the `nth` match only (every match when `None`). Panics on a kind the
+    /// protocol does not send (a typo would match nothing).
     pub fn rule(
         &mut self,
         action: RuleAction,
@@ -107,6 +116,13 @@ impl<P: Protocol> Harness<P> {
         to: Option<&str>,
         nth: Option<u64>,
     ) -> &mut Self {
+        if let Some(kind) = kind {
+            let kinds = <<P::Actor as Actor>::Msg as Message>::KINDS;
+            assert!(
+                kinds.contains(&kind),
+                "no message kind {kind:?} in this protocol (its kinds: {kinds:?})"
+            );
+        }
         let mut rule = FaultRule::new(action);
         rule.kind = kind.map(str::to_string);
         rule.from = from.map(|f| self.id(f));

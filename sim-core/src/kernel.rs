@@ -788,17 +788,15 @@ impl<A: Actor> Sim<A> {
             Action::ToRole(role, action) => {
                 let eligible = |status: Status| match action {
                     NodeAction::Crash => status != Status::Crashed,
-                    NodeAction::Restart => status == Status::Crashed,
                     NodeAction::Resume => status == Status::Paused,
                     NodeAction::Pause | NodeAction::Command(_) => status == Status::Up,
                 };
                 match self.claimant(&role, eligible) {
                     Some(node) => self.act(action.on(node)),
                     None => {
-                        let step = action.name();
                         self.fault(Fault::Vacant {
                             role: Arc::from(role.as_str()),
-                            step: Cow::Borrowed(step),
+                            action: Cow::Borrowed(action.name()),
                         });
                     }
                 }

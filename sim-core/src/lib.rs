@@ -51,4 +51,4 @@ pub use net::{DropReason, FaultRule, Latency, LinkConfig, RuleAction};
 pub use protocol::{ConfigProblem, Outcome, Protocol, build_sim};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
-pub use trace::{Event, Fault, Record, TraceMode, TraceSink};
+pub use trace::{EVENT_KINDS, Event, Fault, Record, TraceMode, TraceSink};

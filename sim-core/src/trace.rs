@@ -163,16 +163,81 @@ pub enum Fault {
     /// The behaviour of links changed (a description).
     Link(String),
     /// A step aimed at whoever claims `role` ("pause the leader") found no node claiming it,
-    /// so it did nothing. `step` is what it would have done: "crash", "pause", "command" ...
+    /// so it did nothing. `action` is what it would have done: "crash", "pause", "resume" or
+    /// "command".
     Vacant {
         /// The role named by the step, without its `@`.
         role: Name,
-        /// The step's action.
-        step: Cow<'static, str>,
+        /// What the step would have done.
+        action: Cow<'static, str>,
     },
 }
 
+impl Fault {
+    /// The node this fault is about, for the faults about one node (crash, restart, pause,
+    /// resume, clock).
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Fault::Crash(n) | Fault::Restart(n) | Fault::Pause(n) | Fault::Resume(n) => Some(n),
+            Fault::Clock { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+}
+
+/// Every record kind, as trace files write it (the `kind` field), in the order of [`Event`]'s
+/// variants. Readers use it to name what a broken line could have been.
+pub const EVENT_KINDS: &[&str] = &[
+    "start",
+    "send",
+    "deliver",
+    "drop",
+    "duplicate",
+    "timer",
+    "fault",
+    "command",
+    "note",
+    "violation",
+];
+
 impl<A: Actor> Event<A> {
+    /// The record kind, as trace files write it (one of [`EVENT_KINDS`]).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::Start { .. } => "start",
+            Event::Send { .. } => "send",
+            Event::Deliver { .. } => "deliver",
+            Event::Drop { .. } => "drop",
+            Event::Duplicate { .. } => "duplicate",
+            Event::Timer { .. } => "timer",
+            Event::Fault { .. } => "fault",
+            Event::Command { .. } => "command",
+            Event::Note { .. } => "note",
+            Event::Violation { .. } => "violation",
+        }
+    }
+
+    /// Sender and receiver, for the records about one message (send, deliver, drop, duplicate).
+    pub fn link(&self) -> Option<(&str, &str)> {
+        match self {
+            Event::Send { from, to, .. }
+            | Event::Deliver { from, to, .. }
+            | Event::Drop { from, to, .. }
+            | Event::Duplicate { from, to, .. } => Some((from, to)),
+            _ => None,
+        }
+    }
+
+    /// The message's number, for the records about one message.
+    pub fn msg_id(&self) -> Option<MsgId> {
+        match self {
+            Event::Send { id, .. }
+            | Event::Deliver { id, .. }
+            | Event::Drop { id, .. }
+            | Event::Duplicate { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
     /// The node this event is about, if it is about one node (the receiver for deliveries).
     pub fn node(&self) -> Option<&str> {
         match self {

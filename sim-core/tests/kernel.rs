@@ -215,14 +215,19 @@ fn a_role_step_with_no_claimant_is_traced_as_vacant() {
         [
             Fault::Vacant {
                 role: Name::from("leader"),
-                step: "crash".into()
+                action: "crash".into()
             },
             Fault::Vacant {
                 role: Name::from("leader"),
-                step: "command".into()
+                action: "command".into()
             },
         ]
     );
+    let commands = records
+        .iter()
+        .filter(|r| matches!(r.event, Event::Command { .. }))
+        .count();
+    assert_eq!(commands, 0, "a vacant step tells no node anything");
     let told = crowned(&[(1, 4)], vec![to_leader(NodeAction::Command(Some(9)))]);
     let notes: Vec<(&str, u64)> = trace::notes(&told).map(|(_, n, e)| (n, *e)).collect();
     assert_eq!(notes, [("n1", 9)]);
@@ -721,6 +726,47 @@ fn records_round_trip_through_json() {
         .collect();
     assert_eq!(json(&back), text);
     assert!(text.contains(r#""kind":"send""#) && text.contains(r#""msg":{"Ping":0}"#));
+}
+
+/// `Event::kind_name` and the other accessors agree with what a trace file says, for every
+/// record kind: readers and views rely on them instead of re-reading the JSON.
+#[test]
+fn event_accessors_agree_with_the_json_of_every_kind() {
+    let mut s = sim(2, LinkConfig::default());
+    s.add_invariant(Box::new(NoSeven));
+    s.schedule(
+        ms(0),
+        Action::AddRule(FaultRule::new(RuleAction::Duplicate {
+            after: Duration::from_millis(1),
+        })),
+    );
+    s.schedule(ms(20), Action::Command(A, Cmd::Send(1, 7)));
+    s.schedule(ms(1), Action::Command(A, Cmd::Send(9, 1)));
+    s.schedule(ms(1), Action::Command(A, Cmd::Arm(1)));
+    s.schedule(ms(5), Action::Crash(C));
+    let recs = run(s).1;
+    let mut kinds = std::collections::BTreeSet::new();
+    for r in &recs {
+        let v: serde_json::Value = serde_json::to_value(r).unwrap();
+        assert_eq!(v["kind"], r.event.kind_name(), "{v}");
+        assert_eq!(v["id"].as_u64(), r.event.msg_id().map(|id| id.0), "{v}");
+        let link = r.event.link().map(|(f, t)| (f.to_string(), t.to_string()));
+        let json_link = v["from"].as_str().zip(v["to"].as_str());
+        assert_eq!(
+            json_link.map(|(f, t)| (f.to_string(), t.to_string())),
+            link,
+            "{v}"
+        );
+        if let Event::Fault { fault } = &r.event {
+            let named = v["fault"]
+                .as_object()
+                .and_then(|f| f.values().next()?.as_str());
+            assert_eq!(fault.node(), named, "{v}");
+        }
+        kinds.insert(r.event.kind_name());
+    }
+    let all: std::collections::BTreeSet<&str> = EVENT_KINDS.iter().copied().collect();
+    assert_eq!(kinds, all, "the run shows every kind");
 }
 
 /// `run_until` stops at its deadline even when stale timer events sit before the next real

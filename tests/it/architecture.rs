@@ -15,19 +15,28 @@ const LAYERS: &[(&str, &str)] = &[
     ("dsim", "Cargo.toml"),
 ];
 
-/// The workspace crates named in the `[dependencies]`, `[dev-dependencies]` and
-/// `[build-dependencies]` sections of a manifest.
+/// The workspace crates named in a manifest's dependency sections: `[dependencies]`,
+/// `[dev-dependencies]`, `[build-dependencies]`, their `[target.'...'.*]` forms, and
+/// `[dependencies.NAME]` tables.
 fn workspace_deps(manifest: &Path) -> BTreeSet<String> {
     let text = std::fs::read_to_string(manifest).unwrap();
     let ours: BTreeSet<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
     let mut in_deps = false;
     let mut found = BTreeSet::new();
     for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_deps = matches!(
-                line,
-                "[dependencies]" | "[dev-dependencies]" | "[build-dependencies]"
-            );
+        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            let parts: Vec<&str> = section.rsplitn(2, '.').collect();
+            let kinds = ["dependencies", "dev-dependencies", "build-dependencies"];
+            in_deps = kinds
+                .iter()
+                .any(|k| section == *k || section.ends_with(&format!(".{k}")));
+            // `[dependencies.NAME]`: a table for one dependency.
+            if parts.len() == 2 && kinds.iter().any(|k| parts[1].ends_with(k)) {
+                if ours.contains(parts[0]) {
+                    found.insert(parts[0].to_string());
+                }
+                in_deps = false;
+            }
             continue;
         }
         let name = line.split(['.', '=', ' ']).next().unwrap_or("");

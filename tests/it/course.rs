@@ -263,14 +263,12 @@ fn a_role_step_with_nobody_in_the_role_is_told() {
     let path = file.to_str().unwrap();
     let en = stdout(&dsim(&["run", path]));
     assert!(
-        en.contains("no node is leader now: the pause step aimed at @leader does nothing"),
+        en.contains("no node is leader now: the pause aimed at @leader does nothing"),
         "{en}"
     );
     let es = stdout(&dsim(&["run", path, "--lang", "es"]));
     assert!(
-        es.contains(
-            "ningún nodo es leader ahora: el paso de parada dirigido a @leader no hace nada"
-        ),
+        es.contains("ningún nodo tiene ahora el rol @leader: la parada dirigida a él no hace nada"),
         "{es}"
     );
 }

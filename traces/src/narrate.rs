@@ -166,21 +166,18 @@ fn fault_line(fault: &Fault, es: bool) -> String {
             _,
         ) => format!("{node} clock: skew {skew_ns} ns, drift {drift_ppm} ppm"),
         (Fault::Link(what), _) => format!("link change: {what}"),
-        (Fault::Vacant { role, step }, false) => {
-            format!("no node is {role} now: the {step} step aimed at @{role} does nothing")
+        (Fault::Vacant { role, action }, false) => {
+            format!("no node is {role} now: the {action} aimed at @{role} does nothing")
         }
-        (Fault::Vacant { role, step }, true) => {
-            let paso = match &**step {
-                "crash" => "caída",
-                "restart" => "reinicio",
-                "pause" => "parada",
-                "resume" => "vuelta",
-                "command" => "orden",
+        (Fault::Vacant { role, action }, true) => {
+            let accion = match &**action {
+                "crash" => "la caída",
+                "pause" => "la parada",
+                "resume" => "la vuelta",
+                "command" => "la orden",
                 other => other,
             };
-            format!(
-                "ningún nodo es {role} ahora: el paso de {paso} dirigido a @{role} no hace nada"
-            )
+            format!("ningún nodo tiene ahora el rol @{role}: {accion} dirigida a él no hace nada")
         }
     }
 }
