@@ -2,8 +2,12 @@
 //! the library crates (`sim-core`, `protocols`, `scenarios`, `traces`).
 
 mod cmd;
+mod compare;
 mod exit;
+mod flags;
 mod logging;
+mod output;
+mod render;
 mod source;
 mod trace_input;
 

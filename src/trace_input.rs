@@ -1,15 +1,11 @@
-//! Reading a trace file for `view`, `check`, `replay` and `diff`: its text, its protocol, its
-//! renderable view, with every problem turned into exit 2 and a way forward.
+//! Reading a trace file for `view`, `check`, `replay` and `diff`: once, with its protocol's
+//! types, every problem turned into exit 2 and a way forward.
 
 use crate::exit::CliError;
 use scenarios::DynProtocol;
-use scenarios::offline::TraceProblem;
-use std::path::Path;
-use traces::Lang;
-use traces::narrate::Detail;
-use traces::view::TraceView;
+use scenarios::offline::{LoadedTrace, TraceProblem};
 
-/// A trace file read from disk, with the protocol that wrote it.
+/// A trace file read from disk, with the protocol that wrote it and its typed records.
 pub struct TraceFile {
     /// The path as given.
     pub path: String,
@@ -17,6 +13,8 @@ pub struct TraceFile {
     pub text: String,
     /// The protocol named in its header.
     pub protocol: &'static dyn DynProtocol,
+    /// Its records, read once with the protocol's types.
+    pub trace: Box<dyn LoadedTrace>,
 }
 
 /// A located problem in the file at `path` (exit 2).
@@ -27,23 +25,16 @@ pub fn bad_trace(path: &str, problem: &TraceProblem) -> CliError {
     }
 }
 
-/// Reads the trace at `path` and finds its protocol; a missing file, a file that is not a trace,
-/// a broken line, a newer format or an unknown protocol is bad input.
+/// Reads the trace at `path` once: a missing file, a file that is not a trace, a broken line, a
+/// newer format, an unknown protocol or records that cannot belong to a run are bad input.
 pub fn read(path: &str) -> Result<TraceFile, CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         CliError::bad_input(format!(
             "{path}: {e}; make a trace with `dsim run SCENARIO --trace {path}`"
         ))
     })?;
-    // Every line must be a record, whatever the command: a truncated file is refused here.
-    TraceView::parse(&text).map_err(|e| bad_trace(path, &TraceProblem::Trace(e)))?;
-    from_text(path, text)
-}
-
-/// Takes trace `text` known as `path` (a file, or a run's name) and finds its protocol.
-pub fn from_text(path: &str, text: String) -> Result<TraceFile, CliError> {
-    let header =
-        traces::parse_header(&text).map_err(|e| bad_trace(path, &TraceProblem::Trace(e)))?;
+    let broken = |e| bad_trace(path, &TraceProblem::Trace(e));
+    let header = traces::parse_header(&text).map_err(broken)?;
     let Some(protocol) = scenarios::registry::find(&header.protocol) else {
         let known: Vec<&str> = scenarios::registry::protocols()
             .iter()
@@ -56,39 +47,11 @@ pub fn from_text(path: &str, text: String) -> Result<TraceFile, CliError> {
             known.join(", ")
         )));
     };
+    let trace = protocol.read_trace(&text).map_err(broken)?;
     Ok(TraceFile {
         path: path.to_string(),
         text,
         protocol,
+        trace,
     })
-}
-
-impl TraceFile {
-    /// The protocol-independent view with the protocol's story attached at `detail`.
-    pub fn view(&self, lang: Lang, detail: Detail) -> Result<TraceView, CliError> {
-        let mut view = TraceView::parse(&self.text)
-            .map_err(|e| bad_trace(&self.path, &TraceProblem::Trace(e)))?;
-        let story = self
-            .protocol
-            .story_of_trace(&self.text, lang, detail)
-            .map_err(|e| bad_trace(&self.path, &TraceProblem::Trace(e)))?;
-        view.attach_story(story);
-        Ok(view)
-    }
-}
-
-/// Writes `text` to `out`, or to standard output when there is none.
-pub fn emit(out: Option<&Path>, text: &str) -> Result<(), CliError> {
-    match out {
-        Some(path) => crate::cmd::run::write_atomically(path, text),
-        None => {
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`dsim view t | head`) is not an error worth a panic.
-            let _ = stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush());
-            Ok(())
-        }
-    }
 }

@@ -8,11 +8,13 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::load::{Prepared, load};
-use crate::run::{RunOptions, run, story};
-use sim_core::{Checker, Event, Instant, Violation};
+use crate::run::{RunOptions, run, trace_text};
+use sim_core::{Checker, Event, Instant, Record, Violation};
 use std::fmt;
 use traces::narrate::Detail;
-use traces::{Lang, Story, TraceError, read_trace};
+use traces::story::tell;
+use traces::view::TraceView;
+use traces::{Header, Lang, Story, TraceError, read_trace_lines};
 
 /// Why a trace file could not be worked with.
 #[derive(Clone, Debug)]
@@ -60,61 +62,106 @@ pub struct CheckReport {
     pub recorded: usize,
 }
 
-/// Story lines of a trace of `P`: `(record index from 0, line)`, at `detail`.
-pub fn story_of_trace<P: Story>(
-    text: &str,
-    lang: Lang,
-    detail: Detail,
-) -> Result<Vec<(usize, String)>, TraceError> {
-    let (_, records) = read_trace::<P::Actor>(text)?;
-    Ok(records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let line = story::<P>(std::slice::from_ref(r), lang, detail).pop()?;
-            Some((i, line.text))
-        })
-        .collect())
+/// A trace file read once into the protocol's typed records: what `dsim view`, `check`,
+/// `replay` and `diff` work from, whatever the protocol (see [`LoadedTrace`]).
+pub struct TypedTrace<P: Story> {
+    header: Header,
+    records: Vec<Record<P::Actor>>,
+    /// The file line of each record.
+    lines: Vec<usize>,
 }
 
-fn embedded<P: Story>(text: &str) -> Result<(Prepared<P>, u64), TraceProblem> {
-    let header = traces::parse_header(text)?;
-    let prep =
-        load::<P>(&header.scenario_name, &header.scenario).map_err(TraceProblem::Scenario)?;
-    Ok((prep, header.seed))
-}
-
-/// Re-checks a trace of `P` against the invariants of the scenario in its header.
-pub fn check_trace<P: Story>(text: &str) -> Result<CheckReport, TraceProblem> {
-    let (_, records) = read_trace::<P::Actor>(text)?;
-    let (prep, _) = embedded::<P>(text)?;
-    let invariants = P::invariants(&prep.doc.config);
-    let names = invariants.iter().map(|i| i.name().to_string()).collect();
-    let mut checker = Checker::new(invariants);
-    let mut recorded = 0;
-    for r in &records {
-        if matches!(r.event, Event::Violation { .. }) {
-            recorded += 1;
-            continue;
-        }
-        checker.observe(r);
+/// A trace file read with its protocol's types, type-erased for the command line. Every
+/// command reads the file once, through this.
+pub trait LoadedTrace {
+    /// The header.
+    fn header(&self) -> &Header;
+    /// How many records the file holds.
+    fn len(&self) -> usize;
+    /// Whether the file holds no record.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
     }
-    checker.finish(records.last().map_or(Instant::ZERO, |r| r.time));
-    Ok(CheckReport {
-        records: records.len(),
-        invariants: names,
-        violations: checker.violations().to_vec(),
-        recorded,
-    })
+    /// The view for the renderers, with the story (folded as `dsim run` folds it) attached.
+    fn view(&self, lang: Lang, detail: Detail) -> TraceView;
+    /// Re-checks the records against the invariants of the scenario in the header, so a
+    /// hand-edited trace is judged by the very checkers a run uses (`dsim check`).
+    fn check(&self) -> Result<CheckReport, TraceProblem>;
+    /// Re-runs the scenario in the header at the header's seed: the new trace's text.
+    fn replay(&self) -> Result<String, TraceProblem>;
+    /// The records written back through their `Serialize` derive: the canonical form of the
+    /// format (a round trip must give the same bytes).
+    fn reserialize(&self) -> String;
 }
 
-/// Re-runs the scenario in a trace's header at its seed: the new trace's text.
-pub fn replay<P: Story>(text: &str) -> Result<String, TraceProblem> {
-    let (prep, seed) = embedded::<P>(text)?;
-    let options = RunOptions {
-        seed: Some(seed),
-        keep_trace: true,
-        ..RunOptions::default()
-    };
-    Ok(run(&prep, &options).trace.unwrap_or_default())
+impl<P: Story> TypedTrace<P> {
+    /// Reads `text` as a trace of `P`; every line is parsed once (see `traces::read_trace`).
+    pub fn read(text: &str) -> Result<Self, TraceError> {
+        let read = read_trace_lines::<P::Actor>(text)?;
+        Ok(TypedTrace {
+            header: read.header,
+            records: read.records,
+            lines: read.lines,
+        })
+    }
+
+    fn embedded(&self) -> Result<Prepared<P>, TraceProblem> {
+        let h = &self.header;
+        load::<P>(&h.scenario_name, &h.scenario).map_err(TraceProblem::Scenario)
+    }
+}
+
+impl<P: Story> LoadedTrace for TypedTrace<P> {
+    fn header(&self) -> &Header {
+        &self.header
+    }
+
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    fn view(&self, lang: Lang, detail: Detail) -> TraceView {
+        let mut view = TraceView::of(self.header.clone(), &self.records);
+        for (r, &line) in view.records.iter_mut().zip(&self.lines) {
+            r.line = line;
+        }
+        view.attach_story(tell::<P>(&self.records, lang, detail));
+        view
+    }
+
+    fn check(&self) -> Result<CheckReport, TraceProblem> {
+        let prep = self.embedded()?;
+        let invariants = P::invariants(&prep.doc.config);
+        let names = invariants.iter().map(|i| i.name().to_string()).collect();
+        let mut checker = Checker::new(invariants);
+        let mut recorded = 0;
+        for r in &self.records {
+            if matches!(r.event, Event::Violation { .. }) {
+                recorded += 1;
+                continue;
+            }
+            checker.observe(r);
+        }
+        checker.finish(self.records.last().map_or(Instant::ZERO, |r| r.time));
+        Ok(CheckReport {
+            records: self.records.len(),
+            invariants: names,
+            violations: checker.violations().to_vec(),
+            recorded,
+        })
+    }
+
+    fn replay(&self) -> Result<String, TraceProblem> {
+        let prep = self.embedded()?;
+        let options = RunOptions {
+            seed: Some(self.header.seed),
+            keep_trace: true,
+            ..RunOptions::default()
+        };
+        Ok(run(&prep, &options).trace.unwrap_or_default())
+    }
+
+    fn reserialize(&self) -> String {
+        trace_text(&self.header, &self.records)
+    }
 }

@@ -1,11 +1,12 @@
 //! The registry: the one place that names every protocol.
 //!
-//! Each protocol is reached through [`DynProtocol`], which hides its types behind text in and
-//! results out, so the CLI can load, validate and run any scenario without knowing its protocol.
+//! Each protocol is reached through [`DynProtocol`], which hides its types: it loads a scenario
+//! once into a [`LoadedScenario`] (run it, sweep it) and reads a trace once into a
+//! `LoadedTrace` (view, check, replay it), so the CLI works with any protocol without knowing it.
 
 use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::load::{self, Prepared};
-use crate::offline::{self, CheckReport, TraceProblem};
+use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
@@ -14,10 +15,10 @@ use protocols::ring::live::LiveRing;
 use protocols::token_ring::TokenRingProtocol;
 use sim_core::{Actor, Message};
 use std::marker::PhantomData;
-use traces::narrate::Detail;
-use traces::{Lang, Story, TraceError};
+use traces::{Story, TraceError};
 
-/// A protocol, type-erased for the command line.
+/// A protocol, type-erased for the command line: it loads scenarios and reads traces with the
+/// protocol's own types, and hands back objects that know them.
 pub trait DynProtocol: Sync {
     /// The protocol's name in scenario files.
     fn name(&self) -> &'static str;
@@ -25,42 +26,53 @@ pub trait DynProtocol: Sync {
     fn about(&self) -> &'static str;
     /// Its message kinds.
     fn kinds(&self) -> &'static [&'static str];
+    /// Parses and checks a scenario once, into something that runs it at any seed.
+    fn load(&self, file: &str, source: &str) -> Result<Box<dyn LoadedScenario>, Vec<Diagnostic>>;
+    /// Reads a trace of this protocol once, into its typed records.
+    fn read_trace(&self, text: &str) -> Result<Box<dyn LoadedTrace>, TraceError>;
+
     /// Parses and checks a scenario; on success, a short summary.
-    fn validate(&self, file: &str, source: &str) -> Result<Summary, Vec<Diagnostic>>;
-    /// Parses, checks and runs a scenario.
+    fn validate(&self, file: &str, source: &str) -> Result<Summary, Vec<Diagnostic>> {
+        Ok(self.load(file, source)?.summary())
+    }
+    /// Parses, checks and runs a scenario once.
     fn run(
         &self,
         file: &str,
         source: &str,
         options: &RunOptions,
-    ) -> Result<RunResult, Vec<Diagnostic>>;
-    /// Reads a trace of this protocol and writes it back through the records' `Serialize`
-    /// derive: the canonical form of the format (a round trip must give the same bytes).
-    fn reserialize(&self, trace: &str) -> Result<String, traces::TraceError>;
-    /// Parses and checks a scenario, then runs it at each of `seeds` (no story, no trace
-    /// text), calling `progress` after each run. For sweeps: results come back in seed order.
-    fn sweep(
-        &self,
-        file: &str,
-        source: &str,
-        seeds: &[u64],
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<SeedOutcome>, Vec<Diagnostic>>;
-    /// The story of a trace file of this protocol, read with the protocol's types:
-    /// `(record index from 0, line)` for each record told at `detail`. The renderers attach
-    /// these lines to their protocol-independent view.
-    fn story_of_trace(
-        &self,
-        text: &str,
-        lang: Lang,
-        detail: Detail,
-    ) -> Result<Vec<(usize, String)>, TraceError>;
-    /// Re-checks a trace file against the invariants of the scenario in its header, so a
-    /// hand-edited trace is judged by the very checkers a run uses (`dsim check`).
-    fn check_trace(&self, text: &str) -> Result<CheckReport, TraceProblem>;
-    /// Re-runs the scenario in a trace's header at the header's seed and returns the new
-    /// trace's text, for `dsim replay` to compare.
-    fn replay(&self, text: &str) -> Result<String, TraceProblem>;
+    ) -> Result<RunResult, Vec<Diagnostic>> {
+        Ok(self.load(file, source)?.run(options))
+    }
+}
+
+/// A scenario parsed and checked once, with its protocol's types: `dsim run` runs it, a sweep
+/// runs it at many seeds from many threads (it is `Sync`), and nothing parses the file again.
+pub trait LoadedScenario: Sync {
+    /// What `dsim validate` reports about it.
+    fn summary(&self) -> Summary;
+    /// One run, with its story, expectations and (on request) trace and view.
+    fn run(&self, options: &RunOptions) -> RunResult;
+    /// One run at `seed` for a sweep: the verdict and the protocol's figures, no story.
+    fn measure(&self, seed: u64) -> SeedOutcome;
+}
+
+impl<P: Story> LoadedScenario for Prepared<P> {
+    fn summary(&self) -> Summary {
+        Summary {
+            protocol: P::NAME,
+            description: self.doc.description.clone(),
+            nodes: self.nodes.clone(),
+            steps: self.timeline.len(),
+            expectations: self.doc.expect.len() + self.doc.expect_violation.len(),
+        }
+    }
+    fn run(&self, options: &RunOptions) -> RunResult {
+        run::run(self, options)
+    }
+    fn measure(&self, seed: u64) -> SeedOutcome {
+        run::measure(self, seed)
+    }
 }
 
 /// What `dsim validate` reports about a valid scenario.
@@ -90,65 +102,12 @@ impl<P: Story> DynProtocol for Entry<P> {
     fn kinds(&self) -> &'static [&'static str] {
         <<P::Actor as Actor>::Msg as Message>::KINDS
     }
-    fn validate(&self, file: &str, source: &str) -> Result<Summary, Vec<Diagnostic>> {
+    fn load(&self, file: &str, source: &str) -> Result<Box<dyn LoadedScenario>, Vec<Diagnostic>> {
         let prep: Prepared<P> = load::load(file, source)?;
-        Ok(Summary {
-            protocol: P::NAME,
-            description: prep.doc.description.clone(),
-            nodes: prep.nodes.clone(),
-            steps: prep.timeline.len(),
-            expectations: prep.doc.expect.len() + prep.doc.expect_violation.len(),
-        })
+        Ok(Box::new(prep))
     }
-    fn run(
-        &self,
-        file: &str,
-        source: &str,
-        options: &RunOptions,
-    ) -> Result<RunResult, Vec<Diagnostic>> {
-        let prep: Prepared<P> = load::load(file, source)?;
-        Ok(run::run(&prep, options))
-    }
-    fn story_of_trace(
-        &self,
-        text: &str,
-        lang: Lang,
-        detail: Detail,
-    ) -> Result<Vec<(usize, String)>, TraceError> {
-        offline::story_of_trace::<P>(text, lang, detail)
-    }
-    fn check_trace(&self, text: &str) -> Result<CheckReport, TraceProblem> {
-        offline::check_trace::<P>(text)
-    }
-    fn replay(&self, text: &str) -> Result<String, TraceProblem> {
-        offline::replay::<P>(text)
-    }
-    fn reserialize(&self, trace: &str) -> Result<String, traces::TraceError> {
-        let (header, records) = traces::read_trace::<P::Actor>(trace)?;
-        let mut out = header.to_line();
-        out.push('\n');
-        for r in &records {
-            out.push_str(&serde_json::to_string(r).expect("records serialize"));
-            out.push('\n');
-        }
-        Ok(out)
-    }
-    fn sweep(
-        &self,
-        file: &str,
-        source: &str,
-        seeds: &[u64],
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<SeedOutcome>, Vec<Diagnostic>> {
-        let prep: Prepared<P> = load::load(file, source)?;
-        Ok(seeds
-            .iter()
-            .map(|&seed| {
-                let outcome = run::measure(&prep, seed);
-                progress();
-                outcome
-            })
-            .collect())
+    fn read_trace(&self, text: &str) -> Result<Box<dyn LoadedTrace>, TraceError> {
+        Ok(Box::new(TypedTrace::<P>::read(text)?))
     }
 }
 

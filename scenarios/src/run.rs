@@ -7,9 +7,11 @@
 use crate::load::Prepared;
 use serde::Serialize;
 use sim_core::{
-    Actor, Instant, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim,
+    Actor, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim,
 };
-use traces::narrate::{Detail, generic_line};
+use traces::narrate::Detail;
+use traces::story::{Told, tell};
+use traces::view::TraceView;
 use traces::{FORMAT_VERSION, Header, Lang, Story};
 
 /// How to run a scenario.
@@ -23,16 +25,15 @@ pub struct RunOptions {
     pub detail: Detail,
     /// Whether to keep the trace file's text in the result.
     pub keep_trace: bool,
+    /// Whether to make the run's view for the renderers (`dsim run --view`), from the records
+    /// in memory, told at `view_detail`.
+    pub keep_view: bool,
+    /// How much the view's story tells.
+    pub view_detail: Detail,
 }
 
-/// One line of the story: when, and what happened in words.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StoryLine {
-    /// Virtual time.
-    pub time: Instant,
-    /// The line.
-    pub text: String,
-}
+/// One line of the story: when, and what happened in words (see `traces::story::tell`).
+pub type StoryLine = Told;
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -72,6 +73,9 @@ pub struct RunResult {
     /// The trace file's text (JSON Lines), when asked for.
     #[serde(skip)]
     pub trace: Option<String>,
+    /// The run as the renderers see it, with its story attached, when asked for.
+    #[serde(skip)]
+    pub view: Option<TraceView>,
 }
 
 /// The command that replays a run.
@@ -116,42 +120,6 @@ pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
         traces::write::record_line(record, &mut buf);
     }
     String::from_utf8(buf).expect("JSON is UTF-8")
-}
-
-/// The story of `records`: the protocol's own lines, and the generic ones for the rest.
-///
-/// At the lesson's level of detail, a run of identical lines (a leader's heartbeats to a node
-/// that is down) is told once, with how many times and until when.
-pub fn story<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<StoryLine> {
-    let lines = records.iter().filter_map(|r| {
-        let text = P::narrate(r, lang).or_else(|| generic_line(r, lang, detail))?;
-        Some(StoryLine { time: r.time, text })
-    });
-    if detail == Detail::Everything {
-        return lines.collect();
-    }
-    let mut out: Vec<StoryLine> = Vec::new();
-    let mut repeats: Vec<(usize, u32, Instant)> = Vec::new();
-    for line in lines {
-        match out.last() {
-            Some(last) if last.text == line.text => match repeats.last_mut() {
-                Some((at, n, until)) if *at == out.len() - 1 => {
-                    *n += 1;
-                    *until = line.time;
-                }
-                _ => repeats.push((out.len() - 1, 1, line.time)),
-            },
-            _ => out.push(line),
-        }
-    }
-    for (at, n, until) in repeats {
-        let more = match lang {
-            Lang::En => format!(" (and {n} more like it, until {until})"),
-            Lang::Es => format!(" (y {n} más iguales, hasta {until})"),
-        };
-        out[at].text.push_str(&more);
-    }
-    out
 }
 
 /// A finished simulation with everything it recorded.
@@ -216,11 +184,16 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     let executed = execute(prep, seed);
     let (expectations, passed) = verdict(prep, &executed);
     let records = &executed.records;
-    let story = story::<P>(records, options.lang, options.detail);
+    let story = tell::<P>(records, options.lang, options.detail);
     let summary = P::summary(records, options.lang);
     let trace = options
         .keep_trace
         .then(|| trace_text(&header(prep, seed), records));
+    let view = options.keep_view.then(|| {
+        let mut view = TraceView::of(header(prep, seed), records);
+        view.attach_story(tell::<P>(records, options.lang, options.view_detail));
+        view
+    });
     RunResult {
         scenario: prep.name.clone(),
         description: prep.doc.description.clone(),
@@ -233,6 +206,7 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
         story,
         summary,
         trace,
+        view,
     }
 }
 

@@ -69,7 +69,7 @@ pub trait Actor: Clone + Debug + Hash + 'static {
     /// Facts the node publishes for invariant checkers ("chose v", "leader of term t").
     type Note: Clone + Debug + Serialize + DeserializeOwned + 'static;
     /// What a scenario can tell the node to do ("propose", "put k v").
-    type Command: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    type Command: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
 
     /// The roles a node of this protocol can claim ("leader", "candidate" ...), which a scenario
     /// step can target as `"@leader"`. Empty by default: nodes are named, never targeted by role.

@@ -48,9 +48,9 @@ pub trait Protocol: 'static {
     /// The node type.
     type Actor: Actor;
     /// The protocol's settings in a scenario file (roles, timeouts, bug knobs).
-    type Config: Clone + Debug + Serialize + DeserializeOwned;
+    type Config: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
     /// What a scenario can expect of the outcome ("chosen relay-1", "leader of term 4 is nodo-2").
-    type Expect: Clone + Debug + Serialize + DeserializeOwned;
+    type Expect: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
 
     /// The nodes this config describes, by name, in the order they get their `NodeId`s.
     fn nodes(config: &Self::Config) -> Vec<String>;

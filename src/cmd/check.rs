@@ -1,8 +1,8 @@
 //! `dsim check TRACE`: re-judge a trace file, hand-edited ones included, by its protocol's
 //! invariants, and explain any violation in words.
 
-use crate::cmd::run::parse_lang;
 use crate::exit::{CliError, FAILED, OK};
+use crate::flags::parse_lang;
 use crate::trace_input::{self, bad_trace};
 use traces::Lang;
 use traces::narrate::Detail;
@@ -22,10 +22,7 @@ pub struct CheckArgs {
 /// Runs `dsim check`.
 pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     let file = trace_input::read(&args.trace)?;
-    let report = file
-        .protocol
-        .check_trace(&file.text)
-        .map_err(|p| bad_trace(&file.path, &p))?;
+    let report = file.trace.check().map_err(|p| bad_trace(&file.path, &p))?;
     println!(
         "{}: {} records of a {} run checked against: {}",
         file.path,
@@ -37,7 +34,7 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
         println!("no invariant is broken");
         return Ok(OK);
     }
-    let view = file.view(args.lang, Detail::Everything)?;
+    let view = file.trace.view(args.lang, Detail::Everything);
     for v in &report.violations {
         println!();
         if v.at_end {

@@ -1,8 +1,9 @@
 //! `dsim diff A B`: where two traces first part ways, with the lines before it.
 
+use crate::compare::print_divergence;
 use crate::exit::{CliError, FAILED, OK};
 use crate::trace_input;
-use traces::diff::{Divergence, first_divergence};
+use traces::diff::first_divergence;
 
 /// Arguments of `dsim diff`.
 #[derive(clap::Args, Debug)]
@@ -14,26 +15,6 @@ pub struct DiffArgs {
     /// How many equal lines to show before the first difference. Example: `--context 5`.
     #[arg(long, default_value_t = 3)]
     pub context: usize,
-}
-
-/// Prints a divergence: context, then each side's line (`left` and `right` name the sides).
-pub fn print_divergence(d: &Divergence, left: &str, right: &str) {
-    let step = d.step.map_or(String::new(), |s| format!(" (step {s})"));
-    println!("first difference at line {}{step}:", d.line);
-    for (n, text) in &d.before {
-        println!("  {n:>5}   {text}");
-    }
-    let width = left.len().max(right.len());
-    println!(
-        "  {:>5} - {left:<width$}  {}",
-        d.line,
-        d.left.as_deref().unwrap_or("(ends before this line)")
-    );
-    println!(
-        "  {:>5} + {right:<width$}  {}",
-        d.line,
-        d.right.as_deref().unwrap_or("(ends before this line)")
-    );
 }
 
 /// Runs `dsim diff`.

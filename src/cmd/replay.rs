@@ -1,7 +1,7 @@
 //! `dsim replay TRACE`: run the header's scenario at the header's seed again and check that the
 //! trace comes out identical (determinism, and a file nobody edited).
 
-use crate::cmd::diff::print_divergence;
+use crate::compare::print_divergence;
 use crate::exit::{CliError, FAILED, OK};
 use crate::trace_input::{self, bad_trace};
 
@@ -16,10 +16,7 @@ pub struct ReplayArgs {
 /// Runs `dsim replay`.
 pub fn run(args: ReplayArgs) -> Result<u8, CliError> {
     let file = trace_input::read(&args.trace)?;
-    let again = file
-        .protocol
-        .replay(&file.text)
-        .map_err(|p| bad_trace(&file.path, &p))?;
+    let again = file.trace.replay().map_err(|p| bad_trace(&file.path, &p))?;
     match traces::diff::first_divergence(&file.text, &again, 3) {
         None => {
             println!(

@@ -1,11 +1,12 @@
 //! `dsim run`: one run of a scenario, told as a story, checked against its expectations.
 
-use crate::cmd::view::{Format, ViewOptions};
 use crate::exit::{CliError, FAILED, OK};
+use crate::flags::{apply_sets, parse_lang, parse_sets};
+use crate::output::{emit, write_atomically};
+use crate::render::{Format, ViewOptions, render};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
 use scenarios::run::{RunOptions, replay_command};
-use std::io::Write;
 use std::path::PathBuf;
 use traces::Lang;
 use traces::narrate::Detail;
@@ -53,28 +54,14 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
 }
 
-/// Parses `--lang`.
-pub fn parse_lang(s: &str) -> Result<Lang, String> {
-    match s {
-        "en" => Ok(Lang::En),
-        "es" => Ok(Lang::Es),
-        _ => Err(format!("unknown language `{s}`: use `en` or `es`")),
-    }
-}
-
 /// Runs `dsim run`.
 pub fn run(args: RunArgs) -> Result<u8, CliError> {
     let mut src = resolve(&args.scenario)?;
-    let mut sets = Vec::new();
-    for s in &args.set {
-        let Some((k, v)) = s.split_once('=') else {
-            return Err(CliError::bad_input(format!(
-                "--set `{s}`: write KEY=VALUE, e.g. --set heartbeat_ms=20"
-            )));
-        };
-        sets.push((k.trim().to_string(), v.trim().to_string()));
-    }
-    src.text = crate::cmd::sweep::apply_sets(&src.text, &sets)?;
+    src.text = apply_sets(&src.text, &parse_sets(&args.set)?)?;
+    let view_detail = match args.view {
+        Some(format) if args.verbose || format.tells_everything() => Detail::Everything,
+        _ => Detail::Story,
+    };
     let options = RunOptions {
         seed: args.seed,
         lang: args.lang,
@@ -83,7 +70,9 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         } else {
             Detail::Story
         },
-        keep_trace: args.trace.is_some() || args.check_determinism || args.view.is_some(),
+        keep_trace: args.trace.is_some() || args.check_determinism,
+        keep_view: args.view.is_some(),
+        view_detail,
     };
     let result = run_once(&src, &options)?;
     if args.check_determinism {
@@ -93,17 +82,10 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
     if let Some(path) = &args.trace {
         write_atomically(path, result.trace.as_deref().unwrap_or_default())?;
     }
-    if let Some(format) = args.view {
-        let trace = result.trace.clone().unwrap_or_default();
-        let file = crate::trace_input::from_text(&result.scenario, trace)?;
-        let none = ViewOptions {
-            node: Vec::new(),
-            kind: Vec::new(),
-            from: None,
-            until: None,
-        };
-        let view = crate::cmd::view::render(&file, format, args.lang, args.verbose, &none, false)?;
-        crate::trace_input::emit(args.output.as_deref(), &view)?;
+    if let (Some(format), Some(view)) = (args.view, result.view.clone()) {
+        let all = ViewOptions::default();
+        let text = render(view, format, &all, false, &result.scenario)?;
+        emit(args.output.as_deref(), &text)?;
         if args.output.is_none() {
             return Ok(if result.passed { OK } else { FAILED });
         }
@@ -174,35 +156,6 @@ fn check_same(a: &RunResult, b: &RunResult) -> Result<(), CliError> {
         ta.lines().nth(line).unwrap_or("(end)"),
         tb.lines().nth(line).unwrap_or("(end)")
     )))
-}
-
-/// Writes `text` to `path` through a temporary file, so a failed run never leaves half a file.
-///
-/// Only a regular file (or a new one) is replaced that way: a device such as `/dev/null`, a
-/// pipe, or a symbolic link is written through as it is, never renamed over (a rename would
-/// replace `/dev/null` itself with a regular file, or a link with a copy).
-pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    let replaceable = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta.file_type().is_file(),
-        Err(_) => true,
-    };
-    if !replaceable {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| CliError::io(path, e));
-    }
-    let tmp = path.with_extension("tmp-dsim");
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CliError::io(path, e));
-    }
-    Ok(())
 }
 
 /// Why a run stopped, in words.

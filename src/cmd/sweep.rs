@@ -2,11 +2,11 @@
 //! outcomes and figures.
 
 use crate::exit::{CliError, FAILED, OK};
+use crate::flags::apply_sets;
 use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::sweep::{SeedOutcome, SweepSummary, parse_seeds, summarize};
-use scenarios::vary::set_config_field;
 use serde::Serialize;
 use std::io::IsTerminal;
 use traces::MeasureKind;
@@ -90,16 +90,6 @@ fn grid(vary: &[String]) -> Result<Vec<Vec<(String, String)>>, CliError> {
     Ok(grid)
 }
 
-/// The scenario text with a row of settings applied.
-pub fn apply_sets(text: &str, sets: &[(String, String)]) -> Result<String, CliError> {
-    let mut text = text.to_string();
-    for (key, value) in sets {
-        text = set_config_field(&text, key, value)
-            .map_err(|e| CliError::bad_input(format!("cannot set {key}={value}: {e}")))?;
-    }
-    Ok(text)
-}
-
 /// Runs `dsim sweep`.
 pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     let src = resolve(&args.scenario)?;
@@ -109,14 +99,10 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     let mut variants = Vec::new();
     for sets in &rows {
         let text = apply_sets(&src.text, sets)?;
-        if let Err(p) = protocol.validate(&src.name, &text) {
-            let label = label(sets);
-            return Err(CliError::bad_input(format!(
-                "{}\n(with {label})",
-                render_problems(&p)
-            )));
-        }
-        variants.push(text);
+        let loaded = protocol.load(&src.name, &text).map_err(|p| {
+            CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(sets)))
+        })?;
+        variants.push(loaded);
     }
     let runs = (args.seeds.end - args.seeds.start).saturating_mul(variants.len() as u64);
     if runs > MAX_RUNS {
@@ -151,8 +137,8 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     } else {
         ProgressBar::hidden()
     };
-    // Work in chunks of seeds, each parsed once; results come back in seed order whatever
-    // thread ran them.
+    // Each variant was parsed once; threads take chunks of its seeds, and results come back
+    // in seed order whatever thread ran them.
     let chunks: Vec<(usize, &[u64])> = (0..variants.len())
         .flat_map(|v| seeds.chunks(16).map(move |c| (v, c)))
         .collect();
@@ -161,9 +147,14 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
         chunks
             .par_iter()
             .map(|(v, chunk)| {
-                let out = protocol
-                    .sweep(&src.name, &variants[*v], chunk, &tick)
-                    .expect("validated above");
+                let out = chunk
+                    .iter()
+                    .map(|&seed| {
+                        let outcome = variants[*v].measure(seed);
+                        tick();
+                        outcome
+                    })
+                    .collect();
                 (*v, rayon::current_thread_index(), out)
             })
             .collect()

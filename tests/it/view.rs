@@ -108,8 +108,10 @@ fn check_explains_an_edited_chosen_value() {
 }
 
 // Goal: replay confirms an untouched trace and spots an edit; diff shows the first divergent
-// step with context. Method: replay PX-1's trace, an edited copy, and diff two seeds.
-// Proves exit 0 on identical, exit 1 with the divergent line otherwise.
+// step with context; an edit that no run could make is refused. Method: replay PX-3's trace, a
+// copy with one start turned into a restart, and a copy whose steps go back. Proves exit 0 on
+// identical, exit 1 with the divergent line otherwise, exit 2 with the line for an impossible
+// trace.
 #[test]
 fn replay_and_diff_find_the_first_divergence() {
     let dir = scratch("view-replay");
@@ -120,11 +122,19 @@ fn replay_and_diff_find_the_first_divergence() {
     let text = std::fs::read_to_string(&trace).unwrap();
     let edited = dir.join("edited.jsonl");
     let line5 = text.lines().nth(5).unwrap();
-    std::fs::write(
-        &edited,
-        text.replacen(line5, &line5.replace("\"step\":", "\"step\":9"), 1),
-    )
-    .unwrap();
+    let restarted = line5.replace("\"restart\":false", "\"restart\":true");
+    assert_ne!(restarted, line5, "line 6 is a start");
+    std::fs::write(&edited, text.replacen(line5, &restarted, 1)).unwrap();
+    let impossible = dir.join("impossible.jsonl");
+    let back = line5.replace("\"step\":", "\"step\":9");
+    std::fs::write(&impossible, text.replacen(line5, &back, 1)).unwrap();
+    let out = dsim(&["replay", impossible.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("impossible.jsonl:7: step 6 comes after step 95"),
+        "{}",
+        stderr(&out)
+    );
     let e = edited.to_str().unwrap();
     let out = dsim(&["replay", e]);
     assert_eq!(out.status.code(), Some(1));

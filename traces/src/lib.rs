@@ -22,10 +22,12 @@ pub mod narrate;
 pub mod read;
 pub mod render;
 pub mod story;
+#[cfg(test)]
+mod testing;
 pub mod view;
 pub mod write;
 
 pub use format::{FORMAT_VERSION, Header};
-pub use read::{TraceError, parse_header, read_trace};
+pub use read::{TraceError, parse_header, read_trace, read_trace_lines};
 pub use story::{Lang, Measure, MeasureKind, Story};
 pub use write::JsonLinesSink;

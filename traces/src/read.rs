@@ -1,7 +1,8 @@
 //! Reading a trace file back into typed records, with the line number of anything wrong.
 
 use crate::format::{FORMAT_VERSION, Header};
-use sim_core::{Actor, Record};
+use serde_json::Value;
+use sim_core::{Actor, EVENT_KINDS, Record};
 use std::fmt;
 
 /// A problem in a trace file, at a line (1-based).
@@ -52,25 +53,92 @@ pub fn parse_header(text: &str) -> Result<Header, TraceError> {
 
 /// Reads a whole trace of protocol actor `A`: the header and every record, checked to hang
 /// together (see [`Coherence`]), so that checkers never judge a run that could not happen.
+///
+/// Each line is parsed once: as JSON, checked for what every record has (`step`, `time`, a
+/// known `kind`) so that a hand-edited line gets a message that says what to fix, then turned
+/// into the protocol's typed record.
 pub fn read_trace<A: Actor>(text: &str) -> Result<(Header, Vec<Record<A>>), TraceError> {
+    let read = read_trace_lines(text)?;
+    Ok((read.header, read.records))
+}
+
+/// A trace read with the file line of each record.
+pub struct NumberedTrace<A: Actor> {
+    /// The header.
+    pub header: Header,
+    /// Every record, in order.
+    pub records: Vec<Record<A>>,
+    /// The file line (from 1) each record was read from.
+    pub lines: Vec<usize>,
+}
+
+/// [`read_trace`], with the file line (from 1) each record was read from.
+pub fn read_trace_lines<A: Actor>(text: &str) -> Result<NumberedTrace<A>, TraceError> {
     let header = parse_header(text)?;
+    let mut lines = Vec::new();
     let mut coherence = Coherence::new(&header)?;
     let mut records = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Record<A> = serde_json::from_str(line).map_err(|e| TraceError {
-            line: i + 1,
-            message: format!("not a {} record: {e}", header.protocol),
-        })?;
-        coherence.check(&record).map_err(|message| TraceError {
+        let at = |message: String| TraceError {
             line: i + 1,
             message,
+        };
+        let raw: Value = serde_json::from_str(line).map_err(|e| {
+            at(format!(
+                "not a JSON record ({e}); is the file truncated? re-create it with \
+                 `dsim run SCENARIO --trace FILE`"
+            ))
         })?;
+        shape(&raw).map_err(at)?;
+        let record: Record<A> = serde_json::from_value(raw)
+            .map_err(|e| at(format!("not a {} record: {e}", header.protocol)))?;
+        coherence.check(&record).map_err(at)?;
         records.push(record);
+        lines.push(i + 1);
     }
-    Ok((header, records))
+    Ok(NumberedTrace {
+        header,
+        records,
+        lines,
+    })
+}
+
+/// What every record line has, whatever its protocol: an object with a whole `step` and `time`
+/// and one of the kernel's record kinds.
+fn shape(raw: &Value) -> Result<(), String> {
+    if !raw.is_object() {
+        return Err("not a record: a record line is a JSON object (see traces/FORMAT.md)".into());
+    }
+    for key in ["step", "time"] {
+        match raw.get(key) {
+            Some(x) if x.as_u64().is_some() => {}
+            Some(x) => {
+                let unit = if key == "time" { " (nanoseconds)" } else { "" };
+                return Err(format!(
+                    "`{key}` is {x}, not a whole number from 0 up{unit}; fix or delete this line"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "the record has no `{key}`: every record line has \"step\", \"time\" and \
+                     \"kind\" (see traces/FORMAT.md); fix or delete this line"
+                ));
+            }
+        }
+    }
+    let kinds = EVENT_KINDS.join(", ");
+    match raw.get("kind").and_then(Value::as_str) {
+        None => Err(format!(
+            "the record has no `kind` (one of {kinds}; see traces/FORMAT.md)"
+        )),
+        Some(kind) if !EVENT_KINDS.contains(&kind) => Err(format!(
+            "unknown record kind {kind:?}: the kinds are {kinds} (see traces/FORMAT.md)"
+        )),
+        Some(_) => Ok(()),
+    }
 }
 
 /// What makes a sequence of records a possible run: steps and times never go back, nodes are

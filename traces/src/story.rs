@@ -7,7 +7,7 @@
 //! ([`crate::narrate`]): sends, losses, faults and violations.
 
 use crate::narrate::{Detail, generic_line};
-use sim_core::{Protocol, Record};
+use sim_core::{Instant, Protocol, Record};
 
 /// The language of a story. The course is taught in Spanish; English is the default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,6 +46,60 @@ pub trait Story: Protocol {
 /// narrator's, else `None` (not told at this detail).
 pub fn line<P: Story>(record: &Record<P::Actor>, lang: Lang, detail: Detail) -> Option<String> {
     P::narrate(record, lang).or_else(|| generic_line(record, lang, detail))
+}
+
+/// One line of a story: which record it tells (its index among the records, from 0), when, and
+/// what happened in words.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Told {
+    /// The record's index among the run's records, from 0.
+    #[serde(skip)]
+    pub index: usize,
+    /// Virtual time.
+    pub time: Instant,
+    /// The line.
+    pub text: String,
+}
+
+/// The story of `records` at `detail`: the protocol's own lines, the generic ones for the rest.
+///
+/// At the lesson's level of detail a run of identical lines (a leader's heartbeats to a node that
+/// is down) is told once, on its first record, with how many more and until when. `dsim run`
+/// and `dsim view` both tell a run with this, so they fold it the same way.
+pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<Told> {
+    let lines = records.iter().enumerate().filter_map(|(index, r)| {
+        let text = line::<P>(r, lang, detail)?;
+        Some(Told {
+            index,
+            time: r.time,
+            text,
+        })
+    });
+    if detail == Detail::Everything {
+        return lines.collect();
+    }
+    let mut out: Vec<Told> = Vec::new();
+    let mut repeats: Vec<(usize, u32, Instant)> = Vec::new();
+    for told in lines {
+        match out.last() {
+            Some(last) if last.text == told.text => match repeats.last_mut() {
+                Some((at, n, until)) if *at == out.len() - 1 => {
+                    *n += 1;
+                    *until = told.time;
+                }
+                _ => repeats.push((out.len() - 1, 1, told.time)),
+            },
+            _ => out.push(told),
+        }
+    }
+    for (at, n, until) in repeats {
+        let more = match lang {
+            Lang::En => format!(" (and {n} more like it, until {until})"),
+            Lang::Es => format!(" (y {n} más iguales, hasta {until})"),
+        };
+        out[at].text.push_str(&more);
+    }
+    out
 }
 
 /// One figure of one run, for sweeps to aggregate over seeds.

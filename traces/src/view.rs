@@ -1,13 +1,16 @@
 //! A protocol-independent view of a trace, for the renderers.
 //!
-//! Renderers (text, Mermaid, HTML, DOT) must draw any protocol's trace, so they read records as
-//! JSON values rather than typed records: who, what kind, which message, and the payload's
-//! fields as written. The protocol's own words arrive separately, as story lines attached to
-//! records by index (the registry narrates with the typed records).
+//! Renderers (text, Mermaid, HTML, DOT) must draw any protocol's trace without its types, so a
+//! view is made from the typed records once: who, what kind, which message (through the
+//! kernel's `Event` accessors, the one schema), and each record's JSON as the file writes it, for
+//! the payloads' fields. The protocol's own words are attached as story lines by record index
+//! (`crate::story::tell`).
 
 use crate::format::Header;
-use crate::read::{TraceError, parse_header};
+use crate::read::{TraceError, read_trace};
+use crate::story::Told;
 use serde_json::Value;
+use sim_core::{Actor, Event, Record};
 
 /// One record of a trace, as the renderers see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +35,44 @@ pub struct ViewRecord {
     pub what: Option<String>,
     /// The whole record as written.
     pub raw: Value,
+    /// The node a fault is about (crash, restart, pause, resume, clock).
+    pub fault_node: Option<String>,
     /// The protocol's or the generic narrator's line for it, once attached.
     pub story: Option<String>,
+}
+
+/// The view of one typed record at `line` of its file.
+fn view_record<A: Actor>(r: &Record<A>, line: usize) -> ViewRecord {
+    let raw = serde_json::to_value(r).expect("records serialize");
+    let event = &r.event;
+    let what = match event {
+        Event::Send { .. } | Event::Deliver { .. } | Event::Drop { .. } | Event::Duplicate { .. } => {
+            event.msg_kind().map(str::to_string)
+        }
+        Event::Note { .. } => raw.get("note").and_then(tag),
+        Event::Timer { .. } => raw.get("timer").and_then(tag),
+        Event::Command { .. } => raw.get("command").and_then(tag),
+        Event::Fault { .. } => raw.get("fault").and_then(tag),
+        Event::Violation { invariant, .. } => Some(invariant.to_string()),
+        Event::Start { .. } => None,
+    };
+    let fault_node = match event {
+        Event::Fault { fault } => fault.node().map(str::to_string),
+        _ => None,
+    };
+    ViewRecord {
+        line,
+        step: r.step,
+        time: r.time.as_nanos(),
+        kind: event.kind_name().to_string(),
+        node: event.node().map(str::to_string),
+        link: event.link().map(|(f, t)| (f.to_string(), t.to_string())),
+        id: event.msg_id().map(|id| id.0),
+        what,
+        raw,
+        fault_node,
+        story: None,
+    }
 }
 
 impl ViewRecord {
@@ -45,18 +84,7 @@ impl ViewRecord {
                 .link
                 .as_ref()
                 .is_some_and(|(from, to)| from == node || to == node)
-            || self.fault_node() == Some(node)
-    }
-
-    /// The node a fault names, for the faults about one node (crash, restart, pause, resume,
-    /// clock).
-    pub fn fault_node(&self) -> Option<&str> {
-        if self.kind != "fault" {
-            return None;
-        }
-        let fault = self.raw.get("fault")?.as_object()?;
-        let (_, v) = fault.iter().next()?;
-        v.as_str().or_else(|| v.get("node").and_then(Value::as_str))
+            || self.fault_node.as_deref() == Some(node)
     }
 }
 
@@ -78,125 +106,32 @@ fn tag(v: &Value) -> Option<String> {
     }
 }
 
-fn string(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-fn need_u64(v: &Value, key: &str, line: usize) -> Result<u64, TraceError> {
-    let message = match v.get(key) {
-        Some(x) if x.as_u64().is_some() => return Ok(x.as_u64().expect("checked")),
-        Some(x) => format!(
-            "`{key}` is {x}, not a whole number from 0 up{}; fix or delete this line",
-            if key == "time" { " (nanoseconds)" } else { "" }
-        ),
-        None => format!(
-            "the record has no `{key}`: every record line has \"step\", \"time\" and \"kind\" \
-             (see traces/FORMAT.md); fix or delete this line"
-        ),
-    };
-    Err(TraceError { line, message })
-}
-
-const KINDS: &[&str] = &[
-    "start",
-    "send",
-    "deliver",
-    "drop",
-    "duplicate",
-    "timer",
-    "fault",
-    "command",
-    "note",
-    "violation",
-];
-
-fn record(raw: Value, line: usize) -> Result<ViewRecord, TraceError> {
-    if !raw.is_object() {
-        return Err(TraceError {
-            line,
-            message: "not a record: a record line is a JSON object (see traces/FORMAT.md)".into(),
-        });
-    }
-    let step = need_u64(&raw, "step", line)?;
-    let time = need_u64(&raw, "time", line)?;
-    let Some(kind) = string(&raw, "kind") else {
-        return Err(TraceError {
-            line,
-            message: format!(
-                "the record has no `kind` (one of {}; see traces/FORMAT.md)",
-                KINDS.join(", ")
-            ),
-        });
-    };
-    if !KINDS.contains(&kind.as_str()) {
-        return Err(TraceError {
-            line,
-            message: format!(
-                "unknown record kind {:?}: the kinds are {} (see traces/FORMAT.md)",
-                kind,
-                KINDS.join(", ")
-            ),
-        });
-    }
-    let link = match (string(&raw, "from"), string(&raw, "to")) {
-        (Some(f), Some(t)) => Some((f, t)),
-        _ => None,
-    };
-    let node = string(&raw, "node").or_else(|| match kind.as_str() {
-        "send" => link.as_ref().map(|l| l.0.clone()),
-        "deliver" | "drop" | "duplicate" => link.as_ref().map(|l| l.1.clone()),
-        _ => None,
-    });
-    let what = match kind.as_str() {
-        "send" => raw.get("msg").and_then(tag),
-        "deliver" | "drop" | "duplicate" => string(&raw, "msg_kind"),
-        "note" => raw.get("note").and_then(tag),
-        "timer" => raw.get("timer").and_then(tag),
-        "command" => raw.get("command").and_then(tag),
-        "fault" => raw.get("fault").and_then(tag),
-        "violation" => string(&raw, "invariant"),
-        _ => None,
-    };
-    Ok(ViewRecord {
-        line,
-        step,
-        time,
-        id: raw.get("id").and_then(Value::as_u64),
-        kind,
-        node,
-        link,
-        what,
-        raw,
-        story: None,
-    })
-}
-
 impl TraceView {
-    /// Parses a trace file's text; errors name the line and say what to do.
-    pub fn parse(text: &str) -> Result<TraceView, TraceError> {
-        let header = parse_header(text)?;
-        let mut records = Vec::new();
-        for (i, line) in text.lines().enumerate().skip(1) {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let raw: Value = serde_json::from_str(line).map_err(|e| TraceError {
-                line: i + 1,
-                message: format!(
-                    "not a JSON record ({e}); is the file truncated? re-create it with \
-                     `dsim run SCENARIO --trace FILE`"
-                ),
-            })?;
-            records.push(record(raw, i + 1)?);
-        }
-        Ok(TraceView { header, records })
+    /// The view of typed records: what each is (from the kernel's own `Event` accessors),
+    /// with its JSON as a trace file writes it for the renderers that show payloads.
+    ///
+    /// Records are numbered as lines of the file they came from or would be written to
+    /// (the header is line 1).
+    pub fn of<A: Actor>(header: Header, records: &[Record<A>]) -> TraceView {
+        let records = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| view_record(r, i + 2))
+            .collect();
+        TraceView { header, records }
     }
 
-    /// Attaches story lines: `(record index, line)` pairs, the index counting records from 0.
-    pub fn attach_story(&mut self, lines: impl IntoIterator<Item = (usize, String)>) {
-        for (i, text) in lines {
-            if let Some(r) = self.records.get_mut(i) {
-                r.story = Some(text);
+    /// Reads a trace of actor `A` (see [`read_trace`]) into a view, without story lines.
+    pub fn read<A: Actor>(text: &str) -> Result<TraceView, TraceError> {
+        let (header, records) = read_trace::<A>(text)?;
+        Ok(TraceView::of(header, &records))
+    }
+
+    /// Attaches story lines (from [`crate::story::tell`]) to the records they tell.
+    pub fn attach_story(&mut self, lines: impl IntoIterator<Item = Told>) {
+        for told in lines {
+            if let Some(r) = self.records.get_mut(told.index) {
+                r.story = Some(told.text);
             }
         }
     }
@@ -260,11 +195,11 @@ mod tests {
             r#"{"step":1,"time":0,"kind":"drop","id":1,"from":"a","to":"b","msg_kind":"Ping","reason":"loss"}"#,
             r#"{"step":2,"time":5,"kind":"fault","fault":{"crash":"b"}}"#
         );
-        let v = TraceView::parse(&text).unwrap();
+        let v = TraceView::read::<crate::testing::Probe>(&text).unwrap();
         assert_eq!(v.records[0].what.as_deref(), Some("Ping"));
         assert_eq!(v.records[0].node.as_deref(), Some("a"));
         assert_eq!(v.records[1].node.as_deref(), Some("b"));
-        assert_eq!(v.records[2].fault_node(), Some("b"));
+        assert_eq!(v.records[2].fault_node.as_deref(), Some("b"));
         assert!(v.records[2].involves("b") && !v.records[2].involves("a"));
         assert_eq!(fields_text(v.sent(1).unwrap()), "n=1");
     }
@@ -274,10 +209,10 @@ mod tests {
     #[test]
     fn broken_lines_are_located() {
         let e =
-            TraceView::parse(&format!("{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n")).unwrap_err();
+            TraceView::read::<crate::testing::Probe>(&format!("{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("`time`"));
-        let e = TraceView::parse(&format!("{HEAD}\n\n{{\"step\":1,\"ti")).unwrap_err();
+        let e = TraceView::read::<crate::testing::Probe>(&format!("{HEAD}\n\n{{\"step\":1,\"ti")).unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains("truncated"));
     }

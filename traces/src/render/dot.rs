@@ -42,7 +42,7 @@ fn vertex_label(r: &ViewRecord) -> String {
     let who = r
         .node
         .clone()
-        .or_else(|| r.fault_node().map(str::to_string));
+        .or_else(|| r.fault_node.clone());
     let what = r.what.clone().unwrap_or_else(|| r.kind.clone());
     let detail = match r.kind.as_str() {
         "send" => r.raw.get("msg").map(fields_text).unwrap_or_default(),
@@ -73,7 +73,7 @@ pub fn render(view: &TraceView) -> Result<String, String> {
         let at = if network {
             None
         } else {
-            r.node.as_deref().or_else(|| r.fault_node())
+            r.node.as_deref().or(r.fault_node.as_deref())
         };
         if at.is_none() && !network {
             continue;
@@ -162,7 +162,7 @@ mod tests {
             r#"{"step":3,"time":1,"kind":"deliver","id":1,"from":"a","to":"b\"","msg_kind":"Ping"}"#,
             "\n",
         );
-        let d = render(&TraceView::parse(text).unwrap()).unwrap();
+        let d = render(&TraceView::read::<crate::testing::Probe>(text).unwrap()).unwrap();
         assert!(d.contains("1 -> 2 [ style=bold"), "{d}");
         assert!(d.contains("0 -> 1 [ ]"), "{d}");
         assert!(d.contains(r#"b\": deliver Ping"#), "{d}");

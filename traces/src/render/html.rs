@@ -66,7 +66,7 @@ fn data(view: &TraceView) -> Value {
                 "time": r.time,
                 "kind": r.kind,
                 "node": r.node,
-                "fault_node": r.fault_node(),
+                "fault_node": r.fault_node,
                 "from": r.link.as_ref().map(|l| &l.0),
                 "to": r.link.as_ref().map(|l| &l.1),
                 "id": r.id,
@@ -150,7 +150,7 @@ mod tests {
             "scenario_name": evil, "scenario": "", "nodes": [evil]});
         let rec = json!({"step":1,"time":0,"kind":"note","node":evil,"note":{"X":{"v":evil}}});
         let text = format!("{header}\n{rec}\n");
-        let page = render(&TraceView::parse(&text).unwrap());
+        let page = render(&TraceView::read::<crate::testing::Probe>(&text).unwrap());
         assert_eq!(
             page.matches("<script").count(),
             2,
@@ -168,8 +168,8 @@ mod tests {
     // self-contained (the only URL is SVG's namespace, which is never fetched).
     #[test]
     fn nothing_is_fetched() {
-        let text = "{\"format\":1,\"dsim_version\":\"0\",\"protocol\":\"p\",\"seed\":0,\"scenario_name\":\"s\",\"scenario\":\"\",\"nodes\":[]}\n";
-        let page = render(&TraceView::parse(text).unwrap());
+        let text = "{\"format\":1,\"dsim_version\":\"0\",\"protocol\":\"p\",\"seed\":0,\"scenario_name\":\"s\",\"scenario\":\"\",\"nodes\":[\"a\"]}\n";
+        let page = render(&TraceView::read::<crate::testing::Probe>(text).unwrap());
         assert!(!page.contains("src=") && !page.contains("href="));
         assert_eq!(
             page.matches("http").count(),

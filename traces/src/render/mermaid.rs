@@ -125,7 +125,7 @@ pub fn render(view: &TraceView) -> String {
             "fault" => {
                 let what = r.what.clone().unwrap_or_default();
                 let text = label(&r.story.clone().unwrap_or_else(|| what.to_uppercase()));
-                match (r.fault_node(), &span) {
+                match (r.fault_node.as_deref(), &span) {
                     (Some(node), _) => format!("Note over {}: {text}", ids.of(node)),
                     (None, Some(span)) if what.starts_with("partition") || what == "heal" => {
                         format!("Note over {span}: {text}")
@@ -199,6 +199,8 @@ mod tests {
             "\n",
             r#"{"step":2,"time":1,"kind":"deliver","id":1,"from":"a","to":"</script>","msg_kind":"Ping"}"#,
             "\n",
+            r#"{"step":2,"time":1,"kind":"send","id":2,"from":"a","to":"</script>","msg":{"Ping":{"n":2}}}"#,
+            "\n",
             r#"{"step":3,"time":1,"kind":"drop","id":2,"from":"a","to":"</script>","msg_kind":"Ping","reason":"loss"}"#,
             "\n",
             r#"{"step":4,"time":1,"kind":"note","node":"a","note":{"Chosen":{"value":"v"}}}"#,
@@ -206,10 +208,11 @@ mod tests {
             r#"{"step":5,"time":1,"kind":"fault","fault":{"crash":"a"}}"#,
             "\n",
         );
-        let m = render(&TraceView::parse(text).unwrap());
+        let m = render(&TraceView::read::<crate::testing::Probe>(text).unwrap());
         assert!(m.contains("participant n1 as #60;/script#62;\n"), "{m}");
         assert!(m.contains("n0->>n1: Ping n=1\n"), "{m}");
-        assert!(m.contains("n0-xn1: Ping LOST (loss)\n"), "{m}");
+        assert!(!m.contains("n0->>n1: Ping n=2"), "a lost message draws no arrow: {m}");
+        assert!(m.contains("n0-xn1: Ping n=2 LOST (loss)\n"), "{m}");
         assert!(m.contains("Note over n0: Chosen value=v\n"), "{m}");
         assert!(m.contains("Note over n0: CRASH\n"), "{m}");
     }

@@ -65,13 +65,21 @@ mod tests {
         let text = concat!(
             r#"{"format":1,"dsim_version":"0","protocol":"p","seed":3,"scenario_name":"s","scenario":"","nodes":["a","b"]}"#,
             "\n",
+            r#"{"step":1,"time":1000000,"kind":"send","id":1,"from":"a","to":"b","msg":{"Ping":{"n":1}}}"#,
+            "\n",
             r#"{"step":1,"time":1000000,"kind":"drop","id":1,"from":"a","to":"b","msg_kind":"Ping","reason":"loss"}"#,
             "\n",
             r#"{"step":2,"time":2000000,"kind":"note","node":"a","note":{"Done":{}}}"#,
             "\n"
         );
-        let mut v = TraceView::parse(text).unwrap();
-        v.attach_story([(0, "a: Ping to b LOST".into()), (1, "[a] done".into())]);
+        let mut v = TraceView::read::<crate::testing::Probe>(text).unwrap();
+        let told = |index, text: &str| crate::story::Told {
+            index,
+            time: sim_core::Instant::ZERO,
+            text: text.into(),
+        };
+        let lines = [told(1, "a: Ping to b LOST"), told(2, "[a] done")];
+        v.attach_story(lines);
         v
     }
 

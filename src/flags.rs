@@ -1,0 +1,37 @@
+//! Flag values that several commands share: the story's language and `--set KEY=VALUE`.
+
+use crate::exit::CliError;
+use scenarios::vary::set_config_field;
+use traces::Lang;
+
+/// Parses `--lang`.
+pub fn parse_lang(s: &str) -> Result<Lang, String> {
+    match s {
+        "en" => Ok(Lang::En),
+        "es" => Ok(Lang::Es),
+        _ => Err(format!("unknown language `{s}`: use `en` or `es`")),
+    }
+}
+
+/// Splits `--set` flags into (key, value) pairs.
+pub fn parse_sets(flags: &[String]) -> Result<Vec<(String, String)>, CliError> {
+    flags
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
+            None => Err(CliError::bad_input(format!(
+                "--set `{s}`: write KEY=VALUE, e.g. --set heartbeat_ms=20"
+            ))),
+        })
+        .collect()
+}
+
+/// The scenario text with a row of (key, value) settings applied to its config.
+pub fn apply_sets(text: &str, sets: &[(String, String)]) -> Result<String, CliError> {
+    let mut text = text.to_string();
+    for (key, value) in sets {
+        text = set_config_field(&text, key, value)
+            .map_err(|e| CliError::bad_input(format!("cannot set {key}={value}: {e}")))?;
+    }
+    Ok(text)
+}
