@@ -78,7 +78,8 @@ pub fn render(
         Format::Text => render::text::render(&view, &filter, color),
         Format::Mermaid => render::mermaid::render(&view),
         Format::Html => render::html::render(&view),
-        Format::Dot => render::dot::render(&view)
-            .map_err(|e| CliError::bad_input(format!("{source}:{e}")))?,
+        Format::Dot => {
+            render::dot::render(&view).map_err(|e| CliError::bad_input(format!("{source}:{e}")))?
+        }
     })
 }

@@ -6,9 +6,7 @@
 
 use crate::load::Prepared;
 use serde::Serialize;
-use sim_core::{
-    Actor, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim,
-};
+use sim_core::{Actor, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim};
 use traces::narrate::Detail;
 use traces::story::{Told, tell};
 use traces::view::TraceView;

@@ -2,7 +2,7 @@
 //! kernel that knows no protocol and no language, no randomly ordered collections anywhere.
 
 use crate::support::root;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The workspace's crates bottom up: each may depend only on crates before it.
@@ -159,5 +159,116 @@ fn no_randomly_ordered_collections_anywhere() {
         found.is_empty(),
         "randomly ordered collections:\n{}",
         found.join("\n")
+    );
+}
+
+/// The module path of a source file of the crate rooted at `src`: `cmd/run.rs` is `cmd::run`,
+/// `ring/mod.rs` is `ring`, `lib.rs` and `main.rs` are the root (`""`).
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The modules of one crate and which of them each one uses (`crate::a::b` and `super::x`
+/// paths), leaving out uses between a module and its own ancestors or descendants (a parent
+/// declaring and re-exporting its children is structure, not a cycle).
+fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: Vec<PathBuf> = rust_files(src)
+        .into_iter()
+        .filter(|f| !f.strip_prefix(src).unwrap().starts_with("bin"))
+        .collect();
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(src, f)).collect();
+    let nested = |a: &str, b: &str| {
+        a == b
+            || b.is_empty()
+            || a.is_empty()
+            || a.starts_with(&format!("{b}::"))
+            || b.starts_with(&format!("{a}::"))
+    };
+    let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let me = module_of(src, file);
+        let parent = me
+            .rsplit_once("::")
+            .map_or(String::new(), |(p, _)| p.to_string());
+        for (_, code) in code_lines(file) {
+            let mut targets = Vec::new();
+            for (prefix, base) in [("crate::", String::new()), ("super::", parent.clone())] {
+                for (at, _) in code.match_indices(prefix) {
+                    let path: Vec<&str> = code[at + prefix.len()..]
+                        .split("::")
+                        .map(|seg| {
+                            seg.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                                .next()
+                                .unwrap_or("")
+                        })
+                        .take_while(|seg| !seg.is_empty())
+                        .collect();
+                    // The longest prefix of the path that names a module.
+                    let found = (1..=path.len()).rev().find_map(|k| {
+                        let tail = path[..k].join("::");
+                        let full = if base.is_empty() {
+                            tail
+                        } else {
+                            format!("{base}::{tail}")
+                        };
+                        modules.contains(&full).then_some(full)
+                    });
+                    targets.extend(found);
+                }
+            }
+            for t in targets {
+                if !nested(&me, &t) {
+                    uses.entry(me.clone()).or_default().insert(t);
+                }
+            }
+        }
+    }
+    uses
+}
+
+// Goal: no two modules of a crate need each other (rust-analyzer's rule: a module graph one
+// can read bottom up). Method: each crate's `crate::` and `super::` paths as a graph, and its
+// strongly connected components. Proves: every crate's modules form a DAG.
+#[test]
+fn no_module_imports_another_in_a_cycle() {
+    let mut cycles = Vec::new();
+    for src in [
+        "sim-core/src",
+        "traces/src",
+        "protocols/src",
+        "scenarios/src",
+        "src",
+        "bench/src",
+    ] {
+        let uses = module_uses(&root().join(src));
+        let mut graph = petgraph::graphmap::DiGraphMap::<&str, ()>::new();
+        for (from, tos) in &uses {
+            for to in tos {
+                graph.add_edge(from.as_str(), to.as_str(), ());
+            }
+        }
+        for component in petgraph::algo::tarjan_scc(&graph) {
+            if component.len() > 1 {
+                let mut names: Vec<&str> = component;
+                names.sort();
+                cycles.push(format!("{src}: {}", names.join(" <-> ")));
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "modules that import each other:\n{}",
+        cycles.join("\n")
     );
 }

@@ -7,6 +7,7 @@
 //! - [`mod@format`]: the header, the current format version, and what older versions we still read.
 //! - [`mod@write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
+//! - [`lang`]: the languages a story is told in.
 //! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures) and
 //!   the story's `Lang`.
 //! - [`narrate`]: the generic, protocol-independent story lines (sends, drops, faults).
@@ -18,6 +19,7 @@
 
 pub mod diff;
 pub mod format;
+pub mod lang;
 pub mod narrate;
 pub mod read;
 pub mod render;

@@ -4,7 +4,7 @@
 //! `Story::narrate`; this module covers the records they leave to it, in English or in the
 //! course's Spanish.
 
-use crate::story::Lang;
+use crate::lang::Lang;
 use sim_core::{Actor, DropReason, Event, Fault, Record};
 
 /// How much of a run the story tells.

@@ -6,18 +6,9 @@
 //! say of its own writes `impl Story for MyProtocol {}` and is told by the generic narrator
 //! ([`crate::narrate`]): sends, losses, faults and violations.
 
+pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
 use sim_core::{Instant, Protocol, Record};
-
-/// The language of a story. The course is taught in Spanish; English is the default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// Spanish, with the lesson's own words.
-    Es,
-}
 
 /// How a protocol's runs read as a story, and what a sweep measures of them.
 pub trait Story: Protocol {

@@ -46,9 +46,10 @@ fn view_record<A: Actor>(r: &Record<A>, line: usize) -> ViewRecord {
     let raw = serde_json::to_value(r).expect("records serialize");
     let event = &r.event;
     let what = match event {
-        Event::Send { .. } | Event::Deliver { .. } | Event::Drop { .. } | Event::Duplicate { .. } => {
-            event.msg_kind().map(str::to_string)
-        }
+        Event::Send { .. }
+        | Event::Deliver { .. }
+        | Event::Drop { .. }
+        | Event::Duplicate { .. } => event.msg_kind().map(str::to_string),
         Event::Note { .. } => raw.get("note").and_then(tag),
         Event::Timer { .. } => raw.get("timer").and_then(tag),
         Event::Command { .. } => raw.get("command").and_then(tag),
@@ -208,11 +209,14 @@ mod tests {
     // truncated line. Proves errors point at the line to fix.
     #[test]
     fn broken_lines_are_located() {
-        let e =
-            TraceView::read::<crate::testing::Probe>(&format!("{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n")).unwrap_err();
+        let e = TraceView::read::<crate::testing::Probe>(&format!(
+            "{HEAD}\n{{\"step\":1,\"kind\":\"start\"}}\n"
+        ))
+        .unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("`time`"));
-        let e = TraceView::read::<crate::testing::Probe>(&format!("{HEAD}\n\n{{\"step\":1,\"ti")).unwrap_err();
+        let e = TraceView::read::<crate::testing::Probe>(&format!("{HEAD}\n\n{{\"step\":1,\"ti"))
+            .unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains("truncated"));
     }

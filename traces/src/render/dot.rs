@@ -39,10 +39,7 @@ enum Edge {
 }
 
 fn vertex_label(r: &ViewRecord) -> String {
-    let who = r
-        .node
-        .clone()
-        .or_else(|| r.fault_node.clone());
+    let who = r.node.clone().or_else(|| r.fault_node.clone());
     let what = r.what.clone().unwrap_or_else(|| r.kind.clone());
     let detail = match r.kind.as_str() {
         "send" => r.raw.get("msg").map(fields_text).unwrap_or_default(),

@@ -211,7 +211,10 @@ mod tests {
         let m = render(&TraceView::read::<crate::testing::Probe>(text).unwrap());
         assert!(m.contains("participant n1 as #60;/script#62;\n"), "{m}");
         assert!(m.contains("n0->>n1: Ping n=1\n"), "{m}");
-        assert!(!m.contains("n0->>n1: Ping n=2"), "a lost message draws no arrow: {m}");
+        assert!(
+            !m.contains("n0->>n1: Ping n=2"),
+            "a lost message draws no arrow: {m}"
+        );
         assert!(m.contains("n0-xn1: Ping n=2 LOST (loss)\n"), "{m}");
         assert!(m.contains("Note over n0: Chosen value=v\n"), "{m}");
         assert!(m.contains("Note over n0: CRASH\n"), "{m}");
