@@ -237,6 +237,12 @@ fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     uses
 }
 
+/// Cycles that exist today and are being removed (issue 11: the ring store as three state
+/// machines). The test fails on any other cycle, and on one of these once it is gone, so the
+/// list only shrinks.
+const KNOWN_CYCLES: &[&str] =
+    &["protocols/src: ring::live::client <-> ring::live::coord <-> ring::live::node"];
+
 // Goal: no two modules of a crate need each other (rust-analyzer's rule: a module graph one
 // can read bottom up). Method: each crate's `crate::` and `super::` paths as a graph, and its
 // strongly connected components. Proves: every crate's modules form a DAG.
