@@ -458,6 +458,7 @@ impl<A: Actor> Sim<A> {
                 return false;
             }
             let (at, pending) = self.queue.pop().expect("peeked");
+            assert!(at >= self.now, "virtual time never goes back: {at} after {}", self.now);
             self.now = at;
             time::set_current(at);
             if self.process(pending) {
@@ -504,7 +505,10 @@ impl<A: Actor> Sim<A> {
     }
 
     fn deliver(&mut self, id: MsgId, from: NodeId, to: NodeId, msg: A::Msg) {
-        self.in_flight -= 1;
+        self.in_flight = self
+            .in_flight
+            .checked_sub(1)
+            .expect("a delivery was counted in flight when it was sent");
         let status = self.nodes[to.index()].status;
         let reason = match status {
             Status::Up => None,
@@ -686,65 +690,11 @@ impl<A: Actor> Sim<A> {
     fn act(&mut self, action: Action<A::Command>) {
         tracing::debug!(target: "dsim", ?action, "scenario action");
         match action {
-            Action::Crash(node) => {
-                if self.nodes[node.index()].status == Status::Crashed {
-                    return;
-                }
-                let slot = &mut self.nodes[node.index()];
-                slot.status = Status::Crashed;
-                slot.timers.clear();
-                slot.actor.on_crash();
-                self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
-            }
-            Action::Restart(node) => {
-                if self.nodes[node.index()].status != Status::Crashed {
-                    return;
-                }
-                self.nodes[node.index()].status = Status::Up;
-                self.fault(Fault::Restart(self.nodes[node.index()].name.clone()));
-                self.start(node, true);
-            }
-            Action::Pause(node) => {
-                if self.nodes[node.index()].status != Status::Up {
-                    return;
-                }
-                self.nodes[node.index()].status = Status::Paused;
-                self.fault(Fault::Pause(self.nodes[node.index()].name.clone()));
-            }
-            Action::Resume(node) => {
-                if self.nodes[node.index()].status != Status::Paused {
-                    return;
-                }
-                let slot = &mut self.nodes[node.index()];
-                slot.status = Status::Up;
-                let overdue: Vec<u64> = slot
-                    .timers
-                    .iter_mut()
-                    .filter(|t| t.overdue)
-                    .map(|t| {
-                        t.overdue = false;
-                        t.generation
-                    })
-                    .collect();
-                for generation in overdue {
-                    self.queue
-                        .push(self.now, Pending::Timer { node, generation });
-                }
-                self.fault(Fault::Resume(self.nodes[node.index()].name.clone()));
-            }
-            Action::Command(node, command) => {
-                let accepted = self.nodes[node.index()].status == Status::Up;
-                if self.observing() {
-                    self.emit(Event::Command {
-                        node: self.nodes[node.index()].name.clone(),
-                        command: command.clone(),
-                        accepted,
-                    });
-                }
-                if accepted {
-                    self.dispatch(node, |actor, ctx| actor.on_command(ctx, command));
-                }
-            }
+            Action::Crash(node) => self.crash(node),
+            Action::Restart(node) => self.restart(node),
+            Action::Pause(node) => self.pause(node),
+            Action::Resume(node) => self.resume(node),
+            Action::Command(node, command) => self.command(node, command),
             Action::Partition(groups) => {
                 let all: Vec<NodeId> = self.node_ids().collect();
                 self.network.partition(&groups, &all);
@@ -785,22 +735,93 @@ impl<A: Actor> Sim<A> {
                 let text = format!("{} -> {}: {link:?}", self.name(from), self.name(to));
                 self.fault(Fault::Link(text));
             }
-            Action::ToRole(role, action) => {
-                let eligible = |status: Status| match action {
-                    NodeAction::Crash => status != Status::Crashed,
-                    NodeAction::Resume => status == Status::Paused,
-                    NodeAction::Pause | NodeAction::Command(_) => status == Status::Up,
-                };
-                match self.claimant(&role, eligible) {
-                    Some(node) => self.act(action.on(node)),
-                    None => {
-                        self.fault(Fault::Vacant {
-                            role: Arc::from(role.as_str()),
-                            action: Cow::Borrowed(action.name()),
-                        });
-                    }
-                }
-            }
+            Action::ToRole(role, action) => self.to_role(&role, action),
+        }
+    }
+
+    /// A crash: volatile state dropped by the actor, timers cancelled (no-op if crashed).
+    fn crash(&mut self, node: NodeId) {
+        if self.nodes[node.index()].status == Status::Crashed {
+            return;
+        }
+        let slot = &mut self.nodes[node.index()];
+        slot.status = Status::Crashed;
+        slot.timers.clear();
+        slot.actor.on_crash();
+        self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
+    }
+
+    /// A restart of a crashed node: `on_start` again (no-op unless crashed).
+    fn restart(&mut self, node: NodeId) {
+        if self.nodes[node.index()].status != Status::Crashed {
+            return;
+        }
+        self.nodes[node.index()].status = Status::Up;
+        self.fault(Fault::Restart(self.nodes[node.index()].name.clone()));
+        self.start(node, true);
+    }
+
+    /// A pause of an up node: everything kept, timers held (no-op unless up).
+    fn pause(&mut self, node: NodeId) {
+        if self.nodes[node.index()].status != Status::Up {
+            return;
+        }
+        self.nodes[node.index()].status = Status::Paused;
+        self.fault(Fault::Pause(self.nodes[node.index()].name.clone()));
+    }
+
+    /// A resume of a paused node: timers that fell due fire now (no-op unless paused).
+    fn resume(&mut self, node: NodeId) {
+        if self.nodes[node.index()].status != Status::Paused {
+            return;
+        }
+        let slot = &mut self.nodes[node.index()];
+        slot.status = Status::Up;
+        let overdue: Vec<u64> = slot
+            .timers
+            .iter_mut()
+            .filter(|t| t.overdue)
+            .map(|t| {
+                t.overdue = false;
+                t.generation
+            })
+            .collect();
+        for generation in overdue {
+            self.queue
+                .push(self.now, Pending::Timer { node, generation });
+        }
+        self.fault(Fault::Resume(self.nodes[node.index()].name.clone()));
+    }
+
+    /// A scenario's command: traced, and handed to the node if it is up.
+    fn command(&mut self, node: NodeId, command: A::Command) {
+        let accepted = self.nodes[node.index()].status == Status::Up;
+        if self.observing() {
+            self.emit(Event::Command {
+                node: self.nodes[node.index()].name.clone(),
+                command: command.clone(),
+                accepted,
+            });
+        }
+        if accepted {
+            self.dispatch(node, |actor, ctx| actor.on_command(ctx, command));
+        }
+    }
+
+    /// A step aimed at a role: the action on its claimant (see [`Action::ToRole`]), or a
+    /// `Vacant` fault when nobody the action can apply to claims it.
+    fn to_role(&mut self, role: &str, action: NodeAction<A::Command>) {
+        let eligible = |status: Status| match action {
+            NodeAction::Crash => status != Status::Crashed,
+            NodeAction::Resume => status == Status::Paused,
+            NodeAction::Pause | NodeAction::Command(_) => status == Status::Up,
+        };
+        match self.claimant(role, eligible) {
+            Some(node) => self.act(action.on(node)),
+            None => self.fault(Fault::Vacant {
+                role: Arc::from(role),
+                action: Cow::Borrowed(action.name()),
+            }),
         }
     }
 

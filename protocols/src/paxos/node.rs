@@ -197,7 +197,9 @@ impl PaxosNode {
             ctx.cancel_timer(PaxosTimer::Phase(n));
         }
         ctx.cancel_timer(PaxosTimer::Retry);
-        p.round = p.next_round();
+        let round = p.next_round();
+        assert!(round > p.round, "a proposer's rounds only go up");
+        p.round = round;
         let n = number(p.round, p.multiplier, p.id);
         p.phase = Phase::Preparing {
             n,
@@ -405,7 +407,9 @@ impl PaxosNode {
         };
         let allowed = a.promised.is_none_or(|promised| n >= promised);
         if allowed || self.bugs.accept_below_promise {
+            let before = a.promised;
             a.promised = Some(a.promised.map_or(n, |p| p.max(n)));
+            assert!(a.promised >= before, "a promise never goes down");
             a.accepted = Some((n, value.clone()));
             ctx.note(PaxosNote::Accepted {
                 n,

@@ -179,6 +179,11 @@ impl RaftNode {
 
     /// Adopts a newer term: votedFor is cleared with it.
     fn set_term(&mut self, ctx: &mut Context<'_, Self>, to: u64) {
+        assert!(
+            to > self.current_term,
+            "a term only moves forward: {} -> {to}",
+            self.current_term
+        );
         ctx.note(RaftNote::TermChanged {
             from: self.current_term,
             to,
@@ -279,6 +284,10 @@ impl RaftNode {
             return;
         }
         let me = ctx.id();
+        assert!(
+            self.votes.len() <= self.names.len(),
+            "more votes than nodes"
+        );
         self.role = Role::Leader;
         self.leader = Some(me);
         ctx.note(RaftNote::BecameLeader {
