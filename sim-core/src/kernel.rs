@@ -735,7 +735,7 @@ impl<A: Actor> Sim<A> {
                 let text = format!("{} -> {}: {link:?}", self.name(from), self.name(to));
                 self.fault(Fault::Link(text));
             }
-            Action::ToRole(role, action) => self.to_role(&role, action),
+            Action::ToRole(role, action) => self.aim_at_role(&role, action),
         }
     }
 
@@ -810,7 +810,7 @@ impl<A: Actor> Sim<A> {
 
     /// A step aimed at a role: the action on its claimant (see [`Action::ToRole`]), or a
     /// `Vacant` fault when nobody the action can apply to claims it.
-    fn to_role(&mut self, role: &str, action: NodeAction<A::Command>) {
+    fn aim_at_role(&mut self, role: &str, action: NodeAction<A::Command>) {
         let eligible = |status: Status| match action {
             NodeAction::Crash => status != Status::Crashed,
             NodeAction::Resume => status == Status::Paused,
