@@ -40,6 +40,17 @@ impl CliError {
             message: message.into(),
         }
     }
+    /// A failed write to standard output: a reader that closed the pipe ends the command
+    /// quietly (exit 0, as ripgrep does: the reader wanted no more); anything else is exit 2.
+    pub fn stdout(err: std::io::Error) -> CliError {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError {
+                code: OK,
+                message: String::new(),
+            };
+        }
+        CliError::bad_input(format!("cannot write to standard output: {err}"))
+    }
     /// An I/O error on `path`, which is the user's to fix (exit 2).
     pub fn io(path: &std::path::Path, err: std::io::Error) -> CliError {
         CliError::bad_input(format!("{}: {err}", path.display()))

@@ -38,13 +38,38 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
 pub fn emit(out: Option<&Path>, text: &str) -> Result<(), CliError> {
     match out {
         Some(path) => write_atomically(path, text),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`dsim view t | head`) is not an error worth a panic.
-            let _ = stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush());
-            Ok(())
-        }
+        None => print_text(text),
     }
 }
+
+/// Writes `text` to standard output and flushes it. A reader that closed the pipe
+/// (`dsim run ... | head`) ends the command quietly; any other failure (a full disk) is exit 2
+/// with a one-line message: output is never lost silently, and never a panic.
+pub fn print_text(text: &str) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(CliError::stdout)
+}
+
+/// One line of a command's output on standard output (see [`print_text`] for errors).
+pub fn print_line(args: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_fmt(args)
+        .and_then(|_| stdout.write_all(b"\n"))
+        .map_err(CliError::stdout)
+}
+
+/// `println!` for commands: writes one line and returns from the command on a write error
+/// (`?` on [`print_line`]), so a closed pipe or a full disk never panics.
+macro_rules! out {
+    () => {
+        $crate::output::print_line(format_args!(""))?
+    };
+    ($($arg:tt)*) => {
+        $crate::output::print_line(format_args!($($arg)*))?
+    };
+}
+pub(crate) use out;

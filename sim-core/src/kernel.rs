@@ -458,7 +458,11 @@ impl<A: Actor> Sim<A> {
                 return false;
             }
             let (at, pending) = self.queue.pop().expect("peeked");
-            assert!(at >= self.now, "virtual time never goes back: {at} after {}", self.now);
+            assert!(
+                at >= self.now,
+                "virtual time never goes back: {at} after {}",
+                self.now
+            );
             self.now = at;
             time::set_current(at);
             if self.process(pending) {

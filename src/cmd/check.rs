@@ -3,6 +3,7 @@
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::parse_lang;
+use crate::output::out;
 use crate::trace_input::{self, bad_trace};
 use traces::Lang;
 use traces::narrate::Detail;
@@ -23,7 +24,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Result<u8, CliError> {
     let file = trace_input::read(&args.trace)?;
     let report = file.trace.check().map_err(|p| bad_trace(&file.path, &p))?;
-    println!(
+    out!(
         "{}: {} records of a {} run checked against: {}",
         file.path,
         report.records,
@@ -31,14 +32,14 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
         report.invariants.join(", ")
     );
     if report.violations.is_empty() {
-        println!("no invariant is broken");
+        out!("no invariant is broken");
         return Ok(OK);
     }
     let view = file.trace.view(args.lang, Detail::Everything);
     for v in &report.violations {
-        println!();
+        out!();
         if v.at_end {
-            println!(
+            out!(
                 "VIOLATION of {} at the end of the run ({}):\n  {}",
                 v.invariant,
                 clock(v.time.as_nanos()).trim(),
@@ -46,22 +47,22 @@ pub fn run(args: CheckArgs) -> Result<u8, CliError> {
             );
             continue;
         }
-        println!(
+        out!(
             "VIOLATION of {} at step {} ({}):\n  {}",
             v.invariant,
             v.step,
             clock(v.time.as_nanos()).trim(),
             v.message
         );
-        println!("  what happened at step {}:", v.step);
+        out!("  what happened at step {}:", v.step);
         for r in view.records.iter().filter(|r| r.step == v.step) {
             if let Some(line) = &r.story {
-                println!("    line {:>4}: {line}", r.line);
+                out!("    line {:>4}: {line}", r.line);
             }
         }
     }
-    println!();
-    println!(
+    out!();
+    out!(
         "{} violation{} found (the file itself records {}); see it with `dsim view {} --format html -o run.html`",
         report.violations.len(),
         if report.violations.len() == 1 {

@@ -2,6 +2,7 @@
 
 use crate::compare::print_divergence;
 use crate::exit::{CliError, FAILED, OK};
+use crate::output::out;
 use crate::trace_input;
 use traces::diff::first_divergence;
 
@@ -23,11 +24,11 @@ pub fn run(args: DiffArgs) -> Result<u8, CliError> {
     let b = trace_input::read(&args.b)?;
     match first_divergence(&a.text, &b.text, args.context) {
         None => {
-            println!("{} and {} are the same run", args.a, args.b);
+            out!("{} and {} are the same run", args.a, args.b);
             Ok(OK)
         }
         Some(d) => {
-            print_divergence(&d, &args.a, &args.b);
+            print_divergence(&d, &args.a, &args.b)?;
             Ok(FAILED)
         }
     }

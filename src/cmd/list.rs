@@ -1,6 +1,7 @@
 //! `dsim list`: the bundled scenarios, the protocols, and a protocol's message kinds.
 
 use crate::exit::{CliError, OK};
+use crate::output::out;
 use scenarios::bundled::BUNDLED;
 use scenarios::registry;
 
@@ -22,13 +23,13 @@ pub fn run(args: ListArgs) -> Result<u8, CliError> {
                 names.join(", ")
             )));
         };
-        println!("message kinds of {}:", p.name());
+        out!("message kinds of {}:", p.name());
         for kind in p.kinds() {
-            println!("  {kind}");
+            out!("  {kind}");
         }
         return Ok(OK);
     }
-    println!("bundled scenarios (run one with `dsim run NAME`):");
+    out!("bundled scenarios (run one with `dsim run NAME`):");
     let width = BUNDLED.iter().map(|b| b.name.len()).max().unwrap_or(0);
     for b in BUNDLED {
         let description = registry::protocol_for(b.name, b.source)
@@ -36,12 +37,12 @@ pub fn run(args: ListArgs) -> Result<u8, CliError> {
             .and_then(|p| p.validate(b.name, b.source).ok())
             .map(|s| s.description)
             .unwrap_or_else(|| "(does not validate: run `dsim validate` on it)".into());
-        println!("  {:width$}  {description}", b.name);
+        out!("  {:width$}  {description}", b.name);
     }
-    println!();
-    println!("protocols (`dsim list --kinds NAME` shows a protocol's message kinds):");
+    out!();
+    out!("protocols (`dsim list --kinds NAME` shows a protocol's message kinds):");
     for p in registry::protocols() {
-        println!("  {:12}  {}", p.name(), p.about());
+        out!("  {:12}  {}", p.name(), p.about());
     }
     Ok(OK)
 }

@@ -3,6 +3,7 @@
 
 use crate::compare::print_divergence;
 use crate::exit::{CliError, FAILED, OK};
+use crate::output::out;
 use crate::trace_input::{self, bad_trace};
 
 /// Arguments of `dsim replay`.
@@ -19,7 +20,7 @@ pub fn run(args: ReplayArgs) -> Result<u8, CliError> {
     let again = file.trace.replay().map_err(|p| bad_trace(&file.path, &p))?;
     match traces::diff::first_divergence(&file.text, &again, 3) {
         None => {
-            println!(
+            out!(
                 "{}: the replay is identical ({} lines)",
                 file.path,
                 again.lines().count()
@@ -27,8 +28,8 @@ pub fn run(args: ReplayArgs) -> Result<u8, CliError> {
             Ok(OK)
         }
         Some(d) => {
-            println!("{}: the replay differs from the file", file.path);
-            print_divergence(&d, &file.path, "replay");
+            out!("{}: the replay differs from the file", file.path);
+            print_divergence(&d, &file.path, "replay")?;
             Ok(FAILED)
         }
     }

@@ -10,6 +10,7 @@ mod limits;
 mod svg;
 
 use crate::exit::CliError;
+use crate::output::out;
 use clap::{Args, Subcommand};
 use protocols::ring::hash::HashFn;
 use protocols::ring::keys::{KeySet, Pattern, Zipf, hotspot_ordinals, parse_range};
@@ -446,7 +447,7 @@ pub fn run(args: RingArgs) -> Result<u8, CliError> {
 fn print_json(value: &Value) -> Result<u8, CliError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| CliError::bug(format!("JSON output: {e}")))?;
-    println!("{text}");
+    out!("{text}");
     Ok(crate::exit::OK)
 }
 
@@ -484,26 +485,27 @@ fn place(args: &PlaceArgs) -> Result<u8, CliError> {
             "imbalance": balance.imbalance,
         }));
     }
-    println!(
+    out!(
         "{} keys, scheme {}, hash {}",
         keys.len(),
         scheme_label(&args.cluster),
         args.cluster.hash
     );
     let width = cluster.name_width();
-    println!("{:<width$}  {:>9}  {:>7}", "node", "keys", "share");
+    out!("{:<width$}  {:>9}  {:>7}", "node", "keys", "share");
     for &id in &ids {
         let c = counts[id as usize];
-        println!(
+        out!(
             "{:<width$}  {:>9}  {:>5.1} %",
             cluster.name(id),
             c,
             c as f64 / keys.len() as f64 * 100.0
         );
     }
-    println!(
+    out!(
         "deviation {:.1} % (population std dev / mean), imbalance {:.2} (max / mean)",
-        balance.deviation_pct, balance.imbalance
+        balance.deviation_pct,
+        balance.imbalance
     );
     Ok(crate::exit::OK)
 }
@@ -588,7 +590,7 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
     if !args.remove.is_empty() {
         what.push(format!("remove {}", args.remove.join(",")));
     }
-    println!(
+    out!(
         "{} ({} -> {} nodes), {} keys, scheme {}, hash {}",
         what.join(", "),
         nb,
@@ -597,20 +599,20 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
         scheme_label(&args.cluster),
         args.cluster.hash
     );
-    println!(
+    out!(
         "{} keys move: {:.1} % (the minimum is {:.1} %)",
         change.movement.moved,
         moved_fraction * 100.0,
         ideal * 100.0
     );
     if let (Some(c), Some(r)) = (change.movement.replica_sets_changed, args.replicas) {
-        println!(
+        out!(
             "{c} keys change their {r}-replica set: {:.1} %",
             c as f64 / n * 100.0
         );
     }
     let width = cluster.name_width();
-    println!("{:<width$}  {:>9}  {:>9}", "node", "before", "after");
+    out!("{:<width$}  {:>9}  {:>9}", "node", "before", "after");
     let mut all: Vec<NodeId> = change.before_ids.clone();
     for id in &change.after_ids {
         if !all.contains(id) {
@@ -625,7 +627,7 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
                 "-".to_string()
             }
         };
-        println!(
+        out!(
             "{:<width$}  {:>9}  {:>9}",
             cluster.name(id),
             cell(&change.before_ids, &change.before),

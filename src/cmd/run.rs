@@ -2,7 +2,7 @@
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::{apply_sets, parse_lang, parse_sets};
-use crate::output::{emit, write_atomically};
+use crate::output::{emit, out, write_atomically};
 use crate::render::{Format, ViewOptions, render};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
@@ -91,7 +91,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         }
     }
     if args.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&result).expect("results serialize")
         );
@@ -102,7 +102,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         } else {
             STORY_HEAD + STORY_TAIL
         };
-        print_story(&result, args.lang, &sets, limit);
+        print_story(&result, args.lang, &sets, limit)?;
     }
     Ok(if result.passed { OK } else { FAILED })
 }
@@ -179,31 +179,31 @@ fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
 const STORY_HEAD: usize = 80;
 const STORY_TAIL: usize = 40;
 
-fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) {
+fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) -> Result<(), CliError> {
     let es = lang == Lang::Es;
-    println!("{} ({})", result.scenario, result.description);
-    println!(
+    out!("{} ({})", result.scenario, result.description);
+    out!(
         "{} {}, seed {}",
         if es { "protocolo" } else { "protocol" },
         result.protocol,
         result.seed
     );
-    println!();
+    out!();
     let n = result.story.len();
     for (i, line) in result.story.iter().enumerate() {
         if n > limit && i == STORY_HEAD {
             let hidden = n - STORY_HEAD - STORY_TAIL;
             if es {
-                println!("   ...     ({hidden} líneas más; la historia entera con --full)");
+                out!("   ...     ({hidden} líneas más; la historia entera con --full)");
             } else {
-                println!("   ...     ({hidden} more lines; the whole story with --full)");
+                out!("   ...     ({hidden} more lines; the whole story with --full)");
             }
         }
         if n > limit && i >= STORY_HEAD && i < n - STORY_TAIL {
             continue;
         }
         let t = line.time.as_nanos();
-        println!(
+        out!(
             "{:>4}.{:03}s  {}",
             t / 1_000_000_000,
             (t / 1_000_000) % 1000,
@@ -211,41 +211,54 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) {
         );
     }
     if !result.summary.is_empty() {
-        println!();
+        out!();
         for line in &result.summary {
-            println!("  {line}");
+            out!("  {line}");
         }
     }
-    println!();
+    out!();
     let r = &result.report;
     let why = stop_text(r.stop, es);
     if es {
-        println!(
+        out!(
             "fin: {why} a los {} tras {} pasos; mensajes: {} enviados, {} entregados, {} \
              perdidos, {} duplicados",
-            r.time, r.steps, r.net.sent, r.net.delivered, r.net.dropped, r.net.duplicated
+            r.time,
+            r.steps,
+            r.net.sent,
+            r.net.delivered,
+            r.net.dropped,
+            r.net.duplicated
         );
     } else {
-        println!(
+        out!(
             "end: {why} at {} after {} steps; messages: {} sent, {} delivered, {} lost, {} \
              duplicated",
-            r.time, r.steps, r.net.sent, r.net.delivered, r.net.dropped, r.net.duplicated
+            r.time,
+            r.steps,
+            r.net.sent,
+            r.net.delivered,
+            r.net.dropped,
+            r.net.duplicated
         );
     }
     for v in &r.violations {
-        println!(
+        out!(
             "violation of {} at step {} ({}): {}",
-            v.invariant, v.step, v.time, v.message
+            v.invariant,
+            v.step,
+            v.time,
+            v.message
         );
     }
     for e in &result.expectations {
         let mark = if e.held { "ok  " } else { "FAIL" };
-        println!("{mark} expect {}: {}", e.expect, e.detail);
+        out!("{mark} expect {}: {}", e.expect, e.detail);
     }
     for name in &result.expect_violation {
         let found = r.violations.iter().any(|v| &v.invariant == name);
         let mark = if found { "ok  " } else { "FAIL" };
-        println!(
+        out!(
             "{mark} expect violation of {name}: {}",
             if found {
                 "found, as the scenario means to show"
@@ -255,11 +268,12 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) {
         );
     }
     if result.passed {
-        println!("PASSED");
+        out!("PASSED");
     } else {
-        println!(
+        out!(
             "FAILED (replay: {}{sets})",
             replay_command(&result.scenario, result.seed)
         );
     }
+    Ok(())
 }

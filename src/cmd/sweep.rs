@@ -3,6 +3,7 @@
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::apply_sets;
+use crate::output::out;
 use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -188,12 +189,12 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
         .iter()
         .any(|v| v.summary.passed < v.summary.runs);
     if args.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&report).expect("serializes")
         );
     } else {
-        print_report(&report, &rows);
+        print_report(&report, &rows)?;
     }
     Ok(if failed { FAILED } else { OK })
 }
@@ -226,13 +227,13 @@ fn ms(ns: u64) -> String {
     format!("{:.1}ms", ns as f64 / 1e6)
 }
 
-fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
+fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) -> Result<(), CliError> {
     // How it ran goes to stderr: standard output is the results, identical at any --jobs.
     eprintln!(
         "ran on {} worker threads (--jobs {})",
         report.execution.threads_used, report.execution.jobs
     );
-    println!(
+    out!(
         "{}: seeds {}..{} ({} runs per variant)",
         report.scenario,
         report.seeds.0,
@@ -241,8 +242,8 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
     );
     for (variant, sets) in report.variants.iter().zip(rows) {
         let s = &variant.summary;
-        println!();
-        println!("{}", label(sets));
+        out!();
+        out!("{}", label(sets));
         let violations = if s.violations.is_empty() {
             "no safety violations".to_string()
         } else {
@@ -252,7 +253,7 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        println!("  {} runs, {} passed; {violations}", s.runs, s.passed);
+        out!("  {} runs, {} passed; {violations}", s.runs, s.passed);
         for m in s.measures.iter().filter(|m| telling(report, m.name)) {
             let line = match m.kind {
                 MeasureKind::Flag => format!(
@@ -277,17 +278,18 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) {
                     m.runs
                 ),
             };
-            println!("  {:24} {line}", m.name);
+            out!("  {:24} {line}", m.name);
         }
         if let Some(seed) = s.first_failure {
             let sets: String = sets
                 .iter()
                 .map(|(k, v)| format!(" --set '{k}={v}'"))
                 .collect();
-            println!(
+            out!(
                 "  first failing seed {seed}: dsim run {} --seed {seed}{sets}",
                 report.scenario
             );
         }
     }
+    Ok(())
 }

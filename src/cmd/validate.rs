@@ -1,6 +1,7 @@
 //! `dsim validate FILE`: parse and check a scenario without running it.
 
 use crate::exit::{CliError, OK};
+use crate::output::out;
 use crate::source::{render_problems, resolve};
 
 /// Arguments of `dsim validate`.
@@ -18,7 +19,7 @@ pub fn run(args: ValidateArgs) -> Result<u8, CliError> {
     let summary = protocol
         .validate(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
-    println!(
+    out!(
         "{}: ok ({} scenario, {} nodes: {}; {} timeline steps; {} expectations)",
         src.name,
         summary.protocol,

@@ -162,3 +162,67 @@ fn long_stories_are_trimmed_unless_full() {
     };
     assert_eq!(last(&short), last(&full), "the end of the story is kept");
 }
+
+// Goal: output that cannot be written never panics and never passes for written. Method: every
+// printing command with standard output on /dev/full; then a long story into a pipe whose
+// reader goes away after one line. Proves: exit 2 with a one-line message for a full disk, and
+// a quiet exit 0 for a closed pipe (the reader wanted no more), never a panic.
+#[test]
+fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("dsim-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.jsonl");
+    let trace = trace.to_str().unwrap();
+    assert_eq!(
+        dsim(&["run", "paxos/lost-accepts", "--trace", trace])
+            .status
+            .code(),
+        Some(0)
+    );
+    if std::path::Path::new("/dev/full").exists() {
+        let commands: &[&[&str]] = &[
+            &["list"],
+            &["validate", "paxos/lost-accepts"],
+            &["run", "paxos/lost-accepts"],
+            &["sweep", "raft/split-votes", "--seeds", "0..3"],
+            &["ring", "lesson"],
+            &["view", trace],
+            &["check", trace],
+            &["replay", trace],
+            &["diff", trace, trace],
+        ];
+        for args in commands {
+            let full = std::fs::File::create("/dev/full").unwrap();
+            let out = Command::new(env!("CARGO_BIN_EXE_dsim"))
+                .args(*args)
+                .stdout(full)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("cannot write to standard output"),
+                "{args:?}: {err}"
+            );
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dsim"))
+        .args(["run", "raft/split-votes", "--full", "-v"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("raft/split-votes"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -4,6 +4,7 @@
 use super::svg::{Chart, Series};
 use super::{GenArgs, KeyArgs, limits, numbered, print_json, ring_of, write_plot};
 use crate::exit::{CliError, OK};
+use crate::output::out;
 use clap::Args;
 use protocols::ring::hash::HashFn;
 use protocols::ring::keys::{KeySet, Zipf};
@@ -53,9 +54,9 @@ pub(crate) fn lesson(as_json: bool) -> Result<u8, CliError> {
             "ring3_rendezvous_add_n6_replica_sets_changed": t.rendezvous_join.replica_sets_changed,
         }));
     }
-    println!("RING-1 hash % N ({} keys P-2026-000001..., md5-64)", t.keys);
+    out!("RING-1 hash % N ({} keys P-2026-000001..., md5-64)", t.keys);
     for r in &t.mod_resizes {
-        println!(
+        out!(
             "  {:>2} -> {:>2} nodes: {:5.1} % of keys move ({})",
             r.before,
             r.after,
@@ -63,26 +64,26 @@ pub(crate) fn lesson(as_json: bool) -> Result<u8, CliError> {
             r.moved
         );
     }
-    println!("RING-2 consistent ring, nodes {}", INVENTORY.join(", "));
+    out!("RING-2 consistent ring, nodes {}", INVENTORY.join(", "));
     for s in &t.spreads {
         let cells: Vec<String> = INVENTORY
             .iter()
             .zip(&s.counts)
             .map(|(n, c)| format!("{n} {c}"))
             .collect();
-        println!(
+        out!(
             "  vnodes={:>3}: {}  deviation {:.1} %",
             s.vnodes,
             cells.join(", "),
             s.balance.deviation_pct
         );
     }
-    println!(
+    out!(
         "  add inv-tar (4 -> 5, 150 vnodes): {:.1} % move ({}; ideal 1/5)",
         pct(t.add_tar_moved),
         t.add_tar_moved
     );
-    println!(
+    out!(
         "  remove inv-vlc (4 -> 3): {:.1} % move ({}); after: inv-bcn {}, inv-gir {}, inv-lle {}",
         pct(t.remove_vlc_moved),
         t.remove_vlc_moved,
@@ -90,23 +91,26 @@ pub(crate) fn lesson(as_json: bool) -> Result<u8, CliError> {
         t.after_remove_vlc[1],
         t.after_remove_vlc[2]
     );
-    println!("RING-3 exercises");
-    println!(
+    out!("RING-3 exercises");
+    out!(
         "  weights inv-bcn 2.0, inv-vlc 1.0, inv-gir 1.0: {} {} {} (inv-bcn {:.1} %)",
         t.weighted[0],
         t.weighted[1],
         t.weighted[2],
         pct(t.weighted[0])
     );
-    println!(
+    out!(
         "  removing inv-bcn removes all 300 of its vnodes: {} positions left; inv-vlc {}, inv-gir {}",
-        t.weighted_points_after_remove, t.weighted_after_remove[0], t.weighted_after_remove[1]
+        t.weighted_points_after_remove,
+        t.weighted_after_remove[0],
+        t.weighted_after_remove[1]
     );
-    println!(
+    out!(
         "  rendezvous n1..n5: {:?}, deviation {:.2} %",
-        t.rendezvous, t.rendezvous_balance.deviation_pct
+        t.rendezvous,
+        t.rendezvous_balance.deviation_pct
     );
-    println!(
+    out!(
         "  add n6: primary changes for {:.1} % ({}; ideal 1/6), 3-replica set for {:.1} % ({}; ~3/6)",
         pct(t.rendezvous_join.moved),
         t.rendezvous_join.moved,
@@ -222,23 +226,23 @@ pub(crate) fn toy(args: &ToyArgs) -> Result<u8, CliError> {
         .iter()
         .map(|p| p.replace('=', " at "))
         .collect();
-    println!(
+    out!(
         "ring 0..{}: {} (a key goes to the first node strictly after it, wrapping)",
         args.space - 1,
         base.join(", ")
     );
     for (k, o) in args.keys.iter().zip(&first) {
-        println!("  key {k:>3} -> {o}");
+        out!("  key {k:>3} -> {o}");
     }
     if let (Some(second), Some(j)) = (&second, &args.join) {
-        println!("{} joins:", j.replace('=', " at "));
+        out!("{} joins:", j.replace('=', " at "));
         for ((k, o), n) in args.keys.iter().zip(&first).zip(second) {
             let note = if n == o {
                 "(no change)".to_string()
             } else {
                 format!("(was {o}: moves)")
             };
-            println!("  key {k:>3} -> {n}  {note}");
+            out!("  key {k:>3} -> {n}  {note}");
         }
     }
     Ok(OK)
@@ -350,15 +354,15 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"nodes": args.nodes, "keys": keys.len(), "rows": out}));
     }
-    println!(
+    out!(
         "{} nodes, {} keys, hash {}",
         args.nodes,
         keys.len(),
         args.hash
     );
-    println!("{:>7}  {:>9}  {:>9}", "vnodes", "imbalance", "deviation");
+    out!("{:>7}  {:>9}  {:>9}", "vnodes", "imbalance", "deviation");
     for (v, b) in &rows {
-        println!("{v:>7}  {:>9.3}  {:>7.1} %", b.imbalance, b.deviation_pct);
+        out!("{v:>7}  {:>9.3}  {:>7.1} %", b.imbalance, b.deviation_pct);
     }
     Ok(OK)
 }
@@ -459,15 +463,15 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"vnodes": args.vnodes, "keys": keys.len(), "rows": out}));
     }
-    println!(
+    out!(
         "{} keys, ring with {} vnodes, hash {}: share moved by N -> N+1",
         keys.len(),
         args.vnodes,
         args.hash
     );
-    println!("{:>4}  {:>7}  {:>7}  {:>7}", "N", "mod", "ring", "ideal");
+    out!("{:>4}  {:>7}  {:>7}  {:>7}", "N", "mod", "ring", "ideal");
     for r in &rows {
-        println!(
+        out!(
             "{:>4}  {:>5.1} %  {:>5.1} %  {:>5.1} %",
             r.0,
             r.1 * 100.0,
@@ -550,13 +554,16 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"keys": g.count, "rows": out}));
     }
-    println!(
+    out!(
         "{} keys, {} % in the top {} % of 0..{}: busiest node / mean",
-        g.count, g.hot, g.top, g.space
+        g.count,
+        g.hot,
+        g.top,
+        g.space
     );
-    println!("{:>5}  {:>6}  {:>6}", "nodes", "range", "hash");
+    out!("{:>5}  {:>6}  {:>6}", "nodes", "range", "hash");
     for r in &rows {
-        println!("{:>5}  {:>6.2}  {:>6.2}", r.0, r.1, r.2);
+        out!("{:>5}  {:>6.2}  {:>6.2}", r.0, r.1, r.2);
     }
     Ok(OK)
 }
@@ -650,13 +657,16 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"p": args.p, "nodes": args.nodes, "rows": out}));
     }
-    println!(
+    out!(
         "{} nodes failing independently with p = {}; {} partitions x {} trials",
-        args.nodes, args.p, args.partitions, args.trials
+        args.nodes,
+        args.p,
+        args.partitions,
+        args.trials
     );
-    println!("{:>3}  {:>9}  {:>9}  {:>5}", "RF", "loss", "p^RF", "cost");
+    out!("{:>3}  {:>9}  {:>9}  {:>5}", "RF", "loss", "p^RF", "cost");
     for r in &rows {
-        println!(
+        out!(
             "{:>3}  {:>7.3} %  {:>7.3} %  {:>4}x",
             r.0,
             r.1 * 100.0,
@@ -765,22 +775,23 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"words": args.words, "top_word_share": floor, "rows": out}));
     }
-    println!(
+    out!(
         "most frequent words of {} (Zipf s = {}):",
-        args.words, args.zipf_s
+        args.words,
+        args.zipf_s
     );
     let mut top: Vec<(usize, u64)> = counts.iter().copied().enumerate().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (w, c) in top.iter().take(5) {
-        println!("  {}  {c:>6}", name(*w));
+        out!("  {}  {c:>6}", name(*w));
     }
-    println!(
+    out!(
         "the hottest word is {:.1} % of all words: no shuffle gets the makespan below that",
         floor * 100.0
     );
-    println!("{:>7}  {:>8}  {:>8}", "workers", "makespan", "ideal");
+    out!("{:>7}  {:>8}  {:>8}", "workers", "makespan", "ideal");
     for r in &rows {
-        println!("{:>7}  {:>6.2} %  {:>6.2} %", r.0, r.1 * 100.0, r.2 * 100.0);
+        out!("{:>7}  {:>6.2} %  {:>6.2} %", r.0, r.1 * 100.0, r.2 * 100.0);
     }
     Ok(OK)
 }
