@@ -101,6 +101,7 @@ fn one() -> u32 {
 
 /// What a token-ring scenario can expect.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum TokenRingExpect {
     /// At least this many laps were completed.
     Laps(u64),

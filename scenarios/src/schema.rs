@@ -89,12 +89,14 @@ pub struct ScenarioDoc<C, M, E> {
 
 /// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct At<M>(pub u64, pub Step<M>);
 
 /// One scripted change. Node names are the scenario's own; where `Crash`, `Pause`, `Resume` and
 /// `Command` name a node they may name a role instead, `"@leader"`: the node claiming it when
 /// the step runs (see `sim_core::Action::ToRole`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Step<M> {
     /// Crash a node: volatile state lost, timers cancelled, messages to it dropped.
     Crash(String),
@@ -229,6 +231,7 @@ impl Default for LinkSpec {
 
 /// A latency law in milliseconds.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum LatencySpec {
     /// Always this many ms.
     Fixed(u64),

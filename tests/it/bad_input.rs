@@ -52,3 +52,115 @@ fn bad_flags_are_usage_errors() {
     let out = dsim(&["run", "demo/token-ring", "--seed", "minus-one"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Every valid scenario text the project ships: the bundled ones and the format reference's
+/// example (which uses every step).
+fn valid_corpus() -> Vec<(String, String)> {
+    let mut corpus: Vec<(String, String)> = scenarios::bundled::BUNDLED
+        .iter()
+        .map(|b| (b.name.to_string(), b.source.to_string()))
+        .collect();
+    let doc = std::fs::read_to_string(root().join("scenarios/FORMAT.md")).unwrap();
+    let start = doc.find("```ron\n// What the scenario shows").unwrap() + "```ron\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    corpus.push(("FORMAT.md".into(), doc[start..end].to_string()));
+    corpus
+}
+
+/// The field names written in a RON text (`name:` outside strings and comments), with the
+/// byte offset, line and column (in characters, from 1) of each.
+fn field_names(text: &str) -> Vec<(usize, usize, usize, String)> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let (mut i, mut line, mut col) = (0, 1, 1);
+    let mut advance = |i: &mut usize, line: &mut usize, col: &mut usize| {
+        if chars[*i].1 == '\n' {
+            *line += 1;
+            *col = 1;
+        } else {
+            *col += 1;
+        }
+        *i += 1;
+    };
+    while i < chars.len() {
+        let c = chars[i].1;
+        if c == '/' && chars.get(i + 1).is_some_and(|n| n.1 == '/') {
+            while i < chars.len() && chars[i].1 != '\n' {
+                advance(&mut i, &mut line, &mut col);
+            }
+        } else if c == '"' {
+            advance(&mut i, &mut line, &mut col);
+            while i < chars.len() && chars[i].1 != '"' {
+                if chars[i].1 == '\\' {
+                    advance(&mut i, &mut line, &mut col);
+                }
+                advance(&mut i, &mut line, &mut col);
+            }
+            advance(&mut i, &mut line, &mut col);
+        } else if c.is_ascii_lowercase() || c == '_' {
+            let (start, at_line, at_col) = (i, line, col);
+            while i < chars.len() && (chars[i].1.is_ascii_alphanumeric() || chars[i].1 == '_') {
+                advance(&mut i, &mut line, &mut col);
+            }
+            let word: String = chars[start..i].iter().map(|x| x.1).collect();
+            let mut j = i;
+            while j < chars.len() && chars[j].1 == ' ' {
+                j += 1;
+            }
+            let previous = chars[..start].iter().rev().find(|x| !x.1.is_whitespace());
+            let opens = previous.is_some_and(|p| p.1 == '(' || p.1 == ',');
+            if opens && chars.get(j).is_some_and(|x| x.1 == ':') {
+                out.push((chars[start].0, at_line, at_col, word));
+            }
+        } else {
+            advance(&mut i, &mut line, &mut col);
+        }
+    }
+    out
+}
+
+// Goal: no misspelled field is ever ignored, in any struct or struct variant of the schema, of a
+// protocol's config, commands or expectations. Method: generated from every valid scenario text
+// the project ships, each field written in it misspelled in turn (`nth` -> `nthzq`), validated.
+// Proves: each is refused as an unknown field at its own line and column, with the fields it
+// could have been; and that the corpus covers the fields (the count is printed).
+#[test]
+fn every_misspelled_field_is_refused_where_it_is_written() {
+    let mut tried = 0;
+    let mut names = std::collections::BTreeSet::new();
+    for (file, text) in valid_corpus() {
+        let protocol = scenarios::registry::protocol_for(&file, &text).unwrap();
+        assert!(protocol.validate(&file, &text).is_ok(), "{file} is valid");
+        for (offset, line, col, name) in field_names(&text) {
+            let typo = format!("{name}zq");
+            let mutated = format!("{}{typo}{}", &text[..offset], &text[offset + name.len()..]);
+            let Ok(protocol) = scenarios::registry::protocol_for(&file, &mutated) else {
+                continue; // `protocol:` itself misspelled: refused before any type is known
+            };
+            let problems = protocol
+                .validate(&file, &mutated)
+                .expect_err(&format!("{file}:{line}:{col}: `{typo}` was accepted"));
+            let hit = problems
+                .iter()
+                .find(|d| d.message.contains(&format!("`{typo}`")));
+            let d = hit.unwrap_or_else(|| panic!("{file}:{line}:{col}: {problems:?}"));
+            assert_eq!(
+                (d.line, d.col),
+                (line, col),
+                "{file}: `{typo}`: {}",
+                d.message
+            );
+            assert!(
+                d.help.as_deref().is_some_and(|h| h.contains(&name)),
+                "{file}: {d:?}"
+            );
+            tried += 1;
+            names.insert(name);
+        }
+    }
+    println!(
+        "{tried} misspellings of {} distinct field names refused",
+        names.len()
+    );
+    assert!(names.len() >= 40, "the corpus covers the fields: {names:?}");
+}

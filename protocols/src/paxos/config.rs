@@ -52,6 +52,7 @@ fn default_phase_timeout_ms() -> u64 {
 
 /// What a proposer does after a phase without a majority.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum OnTimeout {
     /// Abandon the round; only a new `Propose` command starts another.
     #[default]

@@ -15,6 +15,7 @@ use sim_core::Outcome;
 
 /// One expectation about a Paxos run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum PaxosExpect {
     /// At least one learner learned a value, and every learner that learned, learned this one.
     Chosen(String),

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// What a scenario can tell a proposer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum PaxosCommand {
     /// Start a new round with the proposer's current value (RON: `Propose`).
     Propose,

@@ -79,6 +79,7 @@ pub struct RingConfig {
 
 /// The rebalancing schemes of text 000 section 8 that the live ring implements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Scheme {
     /// Partitions proportional to nodes: each node has `vnodes` points on the ring; a newcomer's
     /// points split existing arcs (Cassandra, Ketama).

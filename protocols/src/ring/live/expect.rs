@@ -14,6 +14,7 @@ use sim_core::Outcome;
 
 /// One expectation about a live-ring run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum RingExpect {
     /// The last read of `key` returned this value and version.
     Read {

@@ -232,6 +232,7 @@ pub enum RingTimer {
 
 /// What a scenario tells the coordinator (or a client: `Put`, `Get` and `Load`) to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum RingCommand {
     /// Write `value` under `key` (the coordinator gives it the key's next version).
     Put {
