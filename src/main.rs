@@ -51,6 +51,7 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     logging::init();
+    output::pending::remove_on_interrupt();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),

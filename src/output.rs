@@ -5,17 +5,17 @@ use crate::exit::CliError;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `text` to `path` through a temporary file, so a failed run never leaves half a file.
+/// Writes `text` to `path` so that the file is either untouched or holds all of `text`.
 ///
-/// Only a regular file (or a new one) is replaced that way: a device such as `/dev/null`, a
-/// pipe, or a symbolic link is written through as it is, never renamed over (a rename would
-/// replace `/dev/null` itself with a regular file, or a link with a copy).
+/// The text goes to a temporary file of a unique name in the target's directory (so two runs
+/// writing one target never share it), is synced, takes the target's permissions, and is renamed
+/// over the target; on any error, and on Ctrl-C, the temporary file is removed. A read-only
+/// target is refused rather than replaced. A device such as `/dev/null`, a pipe, or a symbolic
+/// link is written through as it is, never renamed over (a rename would replace `/dev/null`
+/// itself with a regular file, or a link with a copy).
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
-    let replaceable = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta.file_type().is_file(),
-        Err(_) => true,
-    };
-    if !replaceable {
+    let existing = std::fs::symlink_metadata(path).ok();
+    if existing.as_ref().is_some_and(|m| !m.file_type().is_file()) {
         return std::fs::OpenOptions::new()
             .write(true)
             .truncate(true)
@@ -23,15 +23,112 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
             .and_then(|mut f| f.write_all(text.as_bytes()))
             .map_err(|e| CliError::io(path, e));
     }
-    let tmp = path.with_extension("tmp-dsim");
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CliError::io(path, e));
+    if existing
+        .as_ref()
+        .is_some_and(|m| m.permissions().readonly())
+    {
+        return Err(CliError::bad_input(format!(
+            "{}: the file is read-only, so dsim leaves it alone; write somewhere else or make \
+             it writable",
+            path.display()
+        )));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".dsim-tmp")
+        .permissions(new_file_permissions())
+        .tempfile_in(dir)
+        .map_err(|e| CliError::io(path, e))?;
+    let guard = pending::Guard::new(tmp.path());
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| match &existing {
+            Some(meta) => tmp.as_file().set_permissions(meta.permissions()),
+            None => Ok(()),
+        })
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| CliError::io(path, e))?;
+    tmp.persist(path).map_err(|e| CliError::io(path, e.error))?;
+    drop(guard);
+    Ok(())
+}
+
+/// The mode a new output file is created with: readable by all, as `>` in a shell would (the
+/// process's umask applies).
+#[cfg(unix)]
+fn new_file_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o666)
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> std::fs::Permissions {
+    std::fs::metadata(".")
+        .expect("the working folder")
+        .permissions()
+}
+
+/// Refuses to write `out` when it is the command's own `input` (`dsim view T -o T`): the
+/// input would be lost for the output.
+pub fn refuse_own_input(out: &Path, input: &Path) -> Result<(), CliError> {
+    let (Ok(a), Ok(b)) = (std::fs::canonicalize(out), std::fs::canonicalize(input)) else {
+        return Ok(());
+    };
+    if a == b {
+        return Err(CliError::bad_input(format!(
+            "{}: that is the command's own input; write the output to another file",
+            out.display()
+        )));
     }
     Ok(())
+}
+
+/// The temporary files being written, so that Ctrl-C removes them before dsim exits.
+pub mod pending {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    /// Registers a temporary file for the time it lives.
+    pub struct Guard(PathBuf);
+
+    impl Guard {
+        /// Registers `path`.
+        pub fn new(path: &Path) -> Guard {
+            if let Ok(mut p) = PENDING.lock() {
+                p.push(path.to_path_buf());
+            }
+            Guard(path.to_path_buf())
+        }
+    }
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Ok(mut p) = PENDING.lock() {
+                p.retain(|x| x != &self.0);
+            }
+        }
+    }
+
+    /// On Ctrl-C (or SIGTERM): removes every temporary file still being written, then exits
+    /// with 130, the shell's code for an interrupted command.
+    pub fn remove_on_interrupt() {
+        let _ = ctrlc::set_handler(|| {
+            if let Ok(p) = PENDING.lock() {
+                for path in p.iter() {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+            std::process::exit(130);
+        });
+    }
 }
 
 /// Writes `text` to `out`, or to standard output when there is none.

@@ -2,7 +2,7 @@
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::{apply_sets, parse_lang, parse_sets};
-use crate::output::{emit, out, write_atomically};
+use crate::output::{emit, out, refuse_own_input, write_atomically};
 use crate::render::{Format, ViewOptions, render};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
@@ -56,6 +56,9 @@ pub struct RunArgs {
 
 /// Runs `dsim run`.
 pub fn run(args: RunArgs) -> Result<u8, CliError> {
+    for out in args.trace.iter().chain(&args.output) {
+        refuse_own_input(out, std::path::Path::new(&args.scenario))?;
+    }
     let mut src = resolve(&args.scenario)?;
     src.text = apply_sets(&src.text, &parse_sets(&args.set)?)?;
     let view_detail = match args.view {

@@ -2,7 +2,7 @@
 
 use crate::exit::{CliError, OK};
 use crate::flags::parse_lang;
-use crate::output::emit;
+use crate::output::{emit, refuse_own_input};
 use crate::render::{Format, ViewOptions, colour_wanted, render};
 use crate::trace_input;
 use std::path::PathBuf;
@@ -34,6 +34,9 @@ pub struct ViewArgs {
 
 /// Runs `dsim view`.
 pub fn run(args: ViewArgs) -> Result<u8, CliError> {
+    if let Some(out) = &args.output {
+        refuse_own_input(out, std::path::Path::new(&args.trace))?;
+    }
     let file = trace_input::read(&args.trace)?;
     let detail = if args.verbose || args.format.tells_everything() {
         Detail::Everything

@@ -226,3 +226,64 @@ fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
     assert!(!err.contains("panicked"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// Goal: a write never loses a file, never leaves a temporary one, and exit codes tell the truth.
+// Method: two runs writing one trace at once; a 0600 target; a read-only target; `view T -o T`.
+// Proves: both racing runs exit 0 and the target holds one complete trace with no temporary
+// file left; permissions are kept; a read-only target and the command's own input are refused
+// (exit 2) and left as they were.
+#[cfg(unix)]
+#[test]
+fn writes_are_whole_unique_and_truthful() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("dsim-writes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("t.jsonl");
+    let t = target.to_str().unwrap();
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_dsim"))
+            .args(["run", "ring/join-under-load", "--trace", t])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    assert_eq!(a.wait().unwrap().code(), Some(0));
+    assert_eq!(b.wait().unwrap().code(), Some(0));
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["t.jsonl"], "no temporary file is left");
+    assert_eq!(
+        dsim(&["check", t]).status.code(),
+        Some(0),
+        "one complete trace"
+    );
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(
+        dsim(&["run", "paxos/lost-accepts", "--trace", t])
+            .status
+            .code(),
+        Some(0)
+    );
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "permissions kept");
+    let before = std::fs::read(&target).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = dsim(&["run", "raft/leader-crash", "--trace", t]);
+    assert_eq!(out.status.code(), Some(2), "a read-only target is refused");
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&target).unwrap(), before);
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = dsim(&["view", t, "-o", t]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the command's own input is refused"
+    );
+    assert!(stderr(&out).contains("own input"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&target).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
