@@ -73,7 +73,7 @@ fn field_names(text: &str) -> Vec<(usize, usize, usize, String)> {
     let mut out = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let (mut i, mut line, mut col) = (0, 1, 1);
-    let mut advance = |i: &mut usize, line: &mut usize, col: &mut usize| {
+    let advance = |i: &mut usize, line: &mut usize, col: &mut usize| {
         if chars[*i].1 == '\n' {
             *line += 1;
             *col = 1;
