@@ -123,6 +123,24 @@ fn suggest(found: &str, expected: &[&str], what: &str) -> String {
     }
 }
 
+/// The largest sizes a scenario file may set: a run beyond them would take the machine's
+/// memory or days, and a student's typo should be refused, not run. Each admits the course's
+/// sizes many times over (a 1,000-node ring, a minute of virtual time, a million steps).
+pub mod caps {
+    /// Nodes of one scenario.
+    pub const NODES: usize = 10_000;
+    /// Characters of a node name.
+    pub const NAME_CHARS: usize = 64;
+    /// Steps of a timeline.
+    pub const TIMELINE_STEPS: usize = 100_000;
+    /// Virtual time of a run and of any step, in ms (30 days).
+    pub const TIME_MS: u64 = 30 * 24 * 3_600_000;
+    /// Kernel steps of a run.
+    pub const STEPS: u64 = 100_000_000;
+    /// Messages in flight at once.
+    pub const IN_FLIGHT: usize = 10_000_000;
+}
+
 /// Parses and checks `source` for protocol `P`, collecting every problem.
 pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Diagnostic>> {
     let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
@@ -142,6 +160,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     for problem in P::validate(&doc.config) {
         check.problem(problem.locate.as_deref(), problem.message, None);
     }
+    check.sizes(&doc.stop, doc.timeline.len());
     check.node_names();
     check.anchor = network;
     let link = check.link(&doc.network);
@@ -165,7 +184,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
         }
     }
     for (at, _) in &timeline {
-        if at.as_millis() > doc.stop.max_time_ms {
+        if at.as_millis() > doc.stop.max_time_ms && doc.stop.max_time_ms <= caps::TIME_MS {
             check.problem(
                 Some("max_time_ms"),
                 format!(
@@ -229,6 +248,80 @@ impl Checks<'_> {
         });
     }
 
+    /// Every size the file sets against [`caps`], each refused with the cap and the field.
+    fn sizes(&mut self, stop: &crate::schema::StopSpec, steps: usize) {
+        let too_big = |what: &str, value: String, cap: String, fix: &str| {
+            (
+                format!("{what} is {value}, above the limit of {cap}"),
+                fix.to_string(),
+            )
+        };
+        let mut found = Vec::new();
+        if self.nodes.len() > caps::NODES {
+            let fix = "a scenario runs at most that many nodes: use fewer";
+            found.push((
+                "config",
+                too_big(
+                    "the node count",
+                    self.nodes.len().to_string(),
+                    caps::NODES.to_string(),
+                    fix,
+                ),
+            ));
+        }
+        if steps > caps::TIMELINE_STEPS {
+            let fix = "split the scenario, or use a fault rule instead of one step per message";
+            found.push((
+                "timeline",
+                too_big(
+                    "the timeline's length",
+                    steps.to_string(),
+                    caps::TIMELINE_STEPS.to_string(),
+                    fix,
+                ),
+            ));
+        }
+        if stop.max_time_ms > caps::TIME_MS {
+            let fix = "virtual time is in milliseconds: 60000 is a minute";
+            found.push((
+                "max_time_ms",
+                too_big(
+                    "max_time_ms",
+                    stop.max_time_ms.to_string(),
+                    caps::TIME_MS.to_string(),
+                    fix,
+                ),
+            ));
+        }
+        if stop.max_steps > caps::STEPS {
+            let fix = "a run longer than that is almost surely a livelock: lower it";
+            found.push((
+                "max_steps",
+                too_big(
+                    "max_steps",
+                    stop.max_steps.to_string(),
+                    caps::STEPS.to_string(),
+                    fix,
+                ),
+            ));
+        }
+        if stop.max_in_flight > caps::IN_FLIGHT {
+            let fix = "lower it: each message in flight takes memory";
+            found.push((
+                "max_in_flight",
+                too_big(
+                    "max_in_flight",
+                    stop.max_in_flight.to_string(),
+                    caps::IN_FLIGHT.to_string(),
+                    fix,
+                ),
+            ));
+        }
+        for (field, (message, fix)) in found {
+            self.problem(Some(field), message, Some(fix));
+        }
+    }
+
     fn node_names(&mut self) {
         if self.nodes.is_empty() {
             self.problem(
@@ -248,6 +341,17 @@ impl Checks<'_> {
                         "node name {name:?} is empty, padded with spaces or has control characters"
                     ),
                     "write the name on one line, without leading or trailing spaces",
+                ));
+            } else if name.chars().count() > caps::NAME_CHARS {
+                let short: String = name.chars().take(20).collect();
+                problems.push((
+                    format!("\"{short}"),
+                    format!(
+                        "node name \"{short}...\" has {} characters, above the limit of {}",
+                        name.chars().count(),
+                        caps::NAME_CHARS
+                    ),
+                    "give the node a short name (the story prints it on every line)",
                 ));
             } else if name.starts_with('@') {
                 problems.push((
@@ -272,6 +376,22 @@ impl Checks<'_> {
     fn node(&mut self, name: &str) -> Option<NodeId> {
         if let Some(i) = self.nodes.iter().position(|n| n == name) {
             return Some(NodeId(i as u32));
+        }
+        if name.chars().count() > caps::NAME_CHARS {
+            // No suggestion: comparing long strings costs their product.
+            let short: String = name.chars().take(20).collect();
+            self.problem(
+                Some(&format!("\"{short}")),
+                format!(
+                    "unknown node \"{short}...\" ({} characters)",
+                    name.chars().count()
+                ),
+                Some(format!(
+                    "node names have at most {} characters",
+                    caps::NAME_CHARS
+                )),
+            );
+            return None;
         }
         let list = self.nodes.join(", ");
         let help = match closest(name, self.nodes.iter().map(String::as_str)) {
@@ -397,6 +517,17 @@ impl Checks<'_> {
             // `At(` occurrences line up with steps unless the text has one elsewhere (in a
             // string): then fall back to searching the whole file.
             self.anchor = (offsets.len() == steps.len()).then(|| offsets[i]);
+            if *ms > caps::TIME_MS {
+                self.problem(
+                    Some(&ms.to_string()),
+                    format!(
+                        "a step at {ms} ms is beyond the limit of {} ms (30 days)",
+                        caps::TIME_MS
+                    ),
+                    Some("times are milliseconds of virtual time: At(1500, ...) is 1.5 s".into()),
+                );
+                continue;
+            }
             let at = Instant::from_millis(*ms);
             if let Some(action) = self.step::<P>(*ms, step) {
                 out.push((at, action));

@@ -164,3 +164,29 @@ fn every_misspelled_field_is_refused_where_it_is_written() {
     );
     assert!(names.len() >= 40, "the corpus covers the fields: {names:?}");
 }
+
+// Goal: the caps admit what the course and a large class exercise need. Method: a ring store
+// of 1,000 nodes (100 vnodes each) and a token ring of 10,000 nodes, validated. Proves: the
+// limits refuse typos, not real sizes.
+#[test]
+fn the_size_caps_admit_a_thousand_node_ring() {
+    let names = |n: usize| {
+        (0..n)
+            .map(|i| format!("\"n{i}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let ring = format!(
+        "Scenario(description: \"big\", protocol: \"ring\", config: (nodes: [{}], rf: 3, w: 2, \
+         r: 2, vnodes: 100))",
+        names(1000)
+    );
+    let p = scenarios::registry::protocol_for("big.ron", &ring).unwrap();
+    assert!(p.validate("big.ron", &ring).is_ok());
+    let tokens = format!(
+        "Scenario(description: \"big\", protocol: \"token-ring\", config: (nodes: [{}]))",
+        names(scenarios::load::caps::NODES)
+    );
+    let p = scenarios::registry::protocol_for("big.ron", &tokens).unwrap();
+    assert!(p.validate("big.ron", &tokens).is_ok());
+}

@@ -216,6 +216,38 @@ fn problem(locate: &str, message: String) -> ConfigProblem {
     }
 }
 
+/// Ring positions of one map (members x vnodes): `dsim ring`'s limit, 2,000 nodes of 1,000.
+pub const MAX_RING_POINTS: u64 = 2_000_000;
+/// Fixed partitions of the `Partitions` scheme (Redis Cluster has 16,384 slots).
+pub const MAX_PARTITIONS: u32 = 1_048_576;
+
+/// The sizes a ring config sets, each against its limit.
+fn size_problems(config: &RingConfig) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let points = u64::from(config.vnodes) * (config.nodes.len() + config.spares.len()) as u64;
+    if points > MAX_RING_POINTS {
+        problems.push(problem(
+            "vnodes",
+            format!(
+                "`vnodes` {} on {} nodes makes {points} ring positions, above the limit of \
+                 {MAX_RING_POINTS}: lower vnodes (the lesson uses 100)",
+                config.vnodes,
+                config.nodes.len() + config.spares.len()
+            ),
+        ));
+    }
+    if config.partitions > MAX_PARTITIONS {
+        problems.push(problem(
+            "partitions",
+            format!(
+                "`partitions` {} is above the limit of {MAX_PARTITIONS}: lower it (the default is 64)",
+                config.partitions
+            ),
+        ));
+    }
+    problems
+}
+
 /// Problems parsing cannot see; empty when the config is fine.
 ///
 /// R + W <= RF is refused unless `allow_stale_reads: true` says the scenario wants it: a read
@@ -239,6 +271,7 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
             ));
         }
     }
+    problems.extend(size_problems(config));
     let (rf, w, r) = (config.rf, config.w, config.r);
     let members = config.nodes.len() as u32;
     if rf == 0 {
