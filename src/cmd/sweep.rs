@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::sweep::{SeedOutcome, SweepSummary, parse_seeds, summarize};
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use traces::MeasureKind;
 
@@ -61,59 +62,80 @@ const MAX_RUNS: u64 = 10_000_000;
 /// The most worker threads.
 const MAX_JOBS: usize = 256;
 
-/// Parses `--vary` flags into their grid of (key, value) settings.
-fn grid(vary: &[String]) -> Result<Vec<Vec<(String, String)>>, CliError> {
-    let mut grid: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for v in vary {
-        let Some((key, values)) = v.split_once('=') else {
-            return Err(CliError::bad_input(format!(
-                "--vary `{v}`: write KEY=V1|V2, e.g. --vary 'heartbeat_ms=20|50'"
-            )));
-        };
-        let key = key.trim();
-        let values: Vec<&str> = values.split('|').map(str::trim).collect();
-        if key.is_empty() || values.iter().any(|x| x.is_empty()) {
-            return Err(CliError::bad_input(format!(
-                "--vary `{v}`: a key and non-empty values are needed, e.g. 'heartbeat_ms=20|50'"
-            )));
-        }
-        grid = grid
-            .into_iter()
-            .flat_map(|row| {
-                values.iter().map(move |value| {
-                    let mut row = row.clone();
-                    row.push((key.to_string(), value.to_string()));
-                    row
-                })
-            })
-            .collect();
-    }
-    Ok(grid)
+/// The grid of config variants `--vary` flags ask for, enumerated lazily: a grid of 810,000
+/// variants takes the memory of its axes, not of its rows.
+struct Grid {
+    /// Each varied key and its values, in flag order.
+    axes: Vec<(String, Vec<String>)>,
 }
+
+impl Grid {
+    /// Parses `--vary` flags; a key varied twice is refused (its rows would contradict).
+    fn parse(vary: &[String]) -> Result<Grid, CliError> {
+        let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+        for v in vary {
+            let Some((key, values)) = v.split_once('=') else {
+                return Err(CliError::bad_input(format!(
+                    "--vary `{v}`: write KEY=V1|V2, e.g. --vary 'heartbeat_ms=20|50'"
+                )));
+            };
+            let key = key.trim();
+            let values: Vec<String> = values.split('|').map(|x| x.trim().to_string()).collect();
+            if key.is_empty() || values.iter().any(String::is_empty) {
+                return Err(CliError::bad_input(format!(
+                    "--vary `{v}`: a key and non-empty values are needed, e.g. 'heartbeat_ms=20|50'"
+                )));
+            }
+            if axes.iter().any(|(k, _)| k == key) {
+                return Err(CliError::bad_input(format!(
+                    "--vary {key} is given twice: list all its values in one flag, e.g. \
+                     --vary '{key}=A|B|C'"
+                )));
+            }
+            axes.push((key.to_string(), values));
+        }
+        Ok(Grid { axes })
+    }
+
+    /// How many variants (rows) the grid has, saturating.
+    fn len(&self) -> u64 {
+        self.axes
+            .iter()
+            .fold(1u64, |n, (_, values)| n.saturating_mul(values.len() as u64))
+    }
+
+    /// Row `i`: the last flag's values vary fastest, as nested loops in flag order would.
+    fn row(&self, mut i: u64) -> Vec<(String, String)> {
+        let mut row = Vec::with_capacity(self.axes.len());
+        for (key, values) in self.axes.iter().rev() {
+            let n = values.len() as u64;
+            row.push((key.clone(), values[(i % n) as usize].clone()));
+            i /= n;
+        }
+        row.reverse();
+        row
+    }
+}
+
+/// Variants loaded and run at a time: memory stays bounded however large the grid.
+const VARIANTS_AT_ONCE: u64 = 32;
 
 /// Runs `dsim sweep`.
 pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     let src = resolve(&args.scenario)?;
     let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
-    let rows = grid(&args.vary)?;
-    let mut variants = Vec::new();
-    for sets in &rows {
-        let text = apply_sets(&src.text, sets)?;
-        let loaded = protocol.load(&src.name, &text).map_err(|p| {
-            CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(sets)))
-        })?;
-        variants.push(loaded);
-    }
-    let runs = (args.seeds.end - args.seeds.start).saturating_mul(variants.len() as u64);
+    let grid = Grid::parse(&args.vary)?;
+    let seed_count = args.seeds.end.saturating_sub(args.seeds.start);
+    let runs = seed_count.saturating_mul(grid.len());
     if runs > MAX_RUNS {
         return Err(CliError::bad_input(format!(
-            "{runs} runs ({} seeds x {} variants) is more than {MAX_RUNS}: narrow --seeds, \
-             e.g. --seeds 0..1000",
-            args.seeds.end - args.seeds.start,
-            variants.len()
+            "{runs} runs ({seed_count} seeds x {} variants) is more than {MAX_RUNS}: narrow \
+             --seeds, e.g. --seeds 0..1000",
+            grid.len()
         )));
     }
+    let seeds: Vec<u64> = args.seeds.clone().collect();
     if args.jobs.is_some_and(|j| j == 0 || j > MAX_JOBS) {
         return Err(CliError::bad_input(format!(
             "--jobs must be between 1 and {MAX_JOBS} (default: every core)"
@@ -128,61 +150,71 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| CliError::bug(format!("cannot start {jobs} worker threads: {e}")))?;
-    let seeds: Vec<u64> = args.seeds.clone().collect();
-    let total = (seeds.len() * variants.len()) as u64;
     let bar = if std::io::stderr().is_terminal() && !args.json {
-        ProgressBar::new(total).with_style(
+        ProgressBar::new(runs).with_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {eta} left")
                 .expect("a valid template"),
         )
     } else {
         ProgressBar::hidden()
     };
-    // Each variant was parsed once; threads take chunks of its seeds, and results come back
-    // in seed order whatever thread ran them.
-    let chunks: Vec<(usize, &[u64])> = (0..variants.len())
-        .flat_map(|v| seeds.chunks(16).map(move |c| (v, c)))
-        .collect();
     let tick = || bar.inc(1);
-    let results: Vec<(usize, Option<usize>, Vec<SeedOutcome>)> = pool.install(|| {
-        chunks
-            .par_iter()
-            .map(|(v, chunk)| {
-                let out = chunk
-                    .iter()
-                    .map(|&seed| {
-                        let outcome = variants[*v].measure(seed);
-                        tick();
-                        outcome
-                    })
-                    .collect();
-                (*v, rayon::current_thread_index(), out)
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    let threads_used = {
-        let mut t: Vec<usize> = results.iter().filter_map(|r| r.1).collect();
-        t.sort_unstable();
-        t.dedup();
-        t.len()
-    };
-    let mut per_variant: Vec<Vec<SeedOutcome>> = vec![Vec::new(); variants.len()];
-    for (v, _, outcomes) in results {
-        per_variant[v].extend(outcomes);
+    let mut variants = Vec::new();
+    let mut threads = BTreeSet::new();
+    for first in (0..grid.len()).step_by(VARIANTS_AT_ONCE as usize) {
+        // Load a batch of variants (each parsed once), run its seeds in chunks on the pool,
+        // keep only each variant's summary. Results come back in seed order whatever thread
+        // ran them.
+        let rows: Vec<Vec<(String, String)>> = (first..grid.len().min(first + VARIANTS_AT_ONCE))
+            .map(|i| grid.row(i))
+            .collect();
+        let mut loaded = Vec::with_capacity(rows.len());
+        for sets in &rows {
+            let text = apply_sets(&src.text, sets)?;
+            loaded.push(protocol.load(&src.name, &text).map_err(|p| {
+                CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(sets)))
+            })?);
+        }
+        let chunks: Vec<(usize, &[u64])> = (0..loaded.len())
+            .flat_map(|v| seeds.chunks(16).map(move |c| (v, c)))
+            .collect();
+        let results: Vec<(usize, Option<usize>, Vec<SeedOutcome>)> = pool.install(|| {
+            chunks
+                .par_iter()
+                .map(|(v, chunk)| {
+                    let out = chunk
+                        .iter()
+                        .map(|&seed| {
+                            let outcome = loaded[*v].measure(seed);
+                            tick();
+                            outcome
+                        })
+                        .collect();
+                    (*v, rayon::current_thread_index(), out)
+                })
+                .collect()
+        });
+        let mut per_variant: Vec<Vec<SeedOutcome>> = vec![Vec::new(); loaded.len()];
+        for (v, thread, outcomes) in results {
+            threads.extend(thread);
+            per_variant[v].extend(outcomes);
+        }
+        for (sets, outcomes) in rows.iter().zip(&per_variant) {
+            variants.push(VariantReport {
+                sets: sets.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                summary: summarize(outcomes),
+            });
+        }
     }
+    bar.finish_and_clear();
     let report = SweepReport {
         scenario: src.name.clone(),
         seeds: (args.seeds.start, args.seeds.end),
-        execution: Execution { jobs, threads_used },
-        variants: rows
-            .iter()
-            .zip(&per_variant)
-            .map(|(sets, outcomes)| VariantReport {
-                sets: sets.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-                summary: summarize(outcomes),
-            })
-            .collect(),
+        execution: Execution {
+            jobs,
+            threads_used: threads.len(),
+        },
+        variants,
     };
     let failed = report
         .variants
@@ -194,7 +226,7 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
             serde_json::to_string_pretty(&report).expect("serializes")
         );
     } else {
-        print_report(&report, &rows)?;
+        print_report(&report)?;
     }
     Ok(if failed { FAILED } else { OK })
 }
@@ -227,7 +259,7 @@ fn ms(ns: u64) -> String {
     format!("{:.1}ms", ns as f64 / 1e6)
 }
 
-fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) -> Result<(), CliError> {
+fn print_report(report: &SweepReport) -> Result<(), CliError> {
     // How it ran goes to stderr: standard output is the results, identical at any --jobs.
     eprintln!(
         "ran on {} worker threads (--jobs {})",
@@ -240,10 +272,14 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) -> Result<
         report.seeds.1,
         report.seeds.1 - report.seeds.0
     );
-    for (variant, sets) in report.variants.iter().zip(rows) {
+    for variant in &report.variants {
         let s = &variant.summary;
         out!();
-        out!("{}", label(sets));
+        if variant.sets.is_empty() {
+            out!("the file as written");
+        } else {
+            out!("{}", variant.sets.join(", "));
+        }
         let violations = if s.violations.is_empty() {
             "no safety violations".to_string()
         } else {
@@ -281,9 +317,10 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) -> Result<
             out!("  {:24} {line}", m.name);
         }
         if let Some(seed) = s.first_failure {
-            let sets: String = sets
+            let sets: String = variant
+                .sets
                 .iter()
-                .map(|(k, v)| format!(" --set '{k}={v}'"))
+                .map(|kv| format!(" --set '{kv}'"))
                 .collect();
             out!(
                 "  first failing seed {seed}: dsim run {} --seed {seed}{sets}",
@@ -292,4 +329,44 @@ fn print_report(report: &SweepReport, rows: &[Vec<(String, String)>]) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vary(n: usize, keys: &[&str]) -> Vec<String> {
+        keys.iter()
+            .map(|k| {
+                let values: Vec<String> = (0..n).map(|v| v.to_string()).collect();
+                format!("{k}={}", values.join("|"))
+            })
+            .collect()
+    }
+
+    // Goal: a large grid costs the memory of its axes, not of its rows. Method: 4 keys of 30
+    // values (810,000 variants); the first, a middle and the last row computed directly.
+    // Proves: rows are enumerated lazily in nested-loop order (the last flag fastest).
+    #[test]
+    fn the_grid_is_enumerated_lazily_in_flag_order() {
+        let grid = Grid::parse(&vary(30, &["a", "b", "c", "d"])).unwrap();
+        assert_eq!(grid.len(), 810_000);
+        let row = |i| grid.row(i).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        assert_eq!(row(0), ["0", "0", "0", "0"]);
+        assert_eq!(row(1), ["0", "0", "0", "1"]);
+        assert_eq!(row(30), ["0", "0", "1", "0"]);
+        assert_eq!(row(809_999), ["29", "29", "29", "29"]);
+        assert_eq!(Grid::parse(&[]).unwrap().len(), 1);
+    }
+
+    // Goal: contradictory flags are refused. Method: the same key varied twice. Proves: exit 2
+    // with how to write it instead.
+    #[test]
+    fn a_key_varied_twice_is_refused() {
+        let e = Grid::parse(&vary(2, &["heartbeat_ms", "heartbeat_ms"]))
+            .err()
+            .unwrap();
+        assert_eq!(e.code, crate::exit::BAD_INPUT);
+        assert!(e.message.contains("given twice"), "{}", e.message);
+    }
 }
