@@ -2,6 +2,7 @@
 //! `TraceView` made from typed records to the same renderers.
 
 use crate::exit::CliError;
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use traces::render::{self, Filter};
 use traces::view::TraceView;
@@ -45,6 +46,42 @@ pub struct ViewOptions {
 }
 
 impl ViewOptions {
+    /// Refuses filters that can match nothing in `view` because they are wrong: a node the
+    /// trace does not have, a kind that is neither one of the protocol's message kinds (`kinds`)
+    /// nor anything the trace records, a window that ends before it starts.
+    pub fn check(&self, view: &TraceView, kinds: &[&str]) -> Result<(), CliError> {
+        let nodes: Vec<&str> = view.header.nodes.iter().map(String::as_str).collect();
+        for node in &self.node {
+            if !nodes.contains(&node.as_str()) {
+                return Err(CliError::bad_input(unknown("node", node, &nodes)));
+            }
+        }
+        let mut known: BTreeSet<&str> = kinds.iter().copied().collect();
+        known.extend(view.records.iter().filter_map(|r| r.what.as_deref()));
+        let known: Vec<&str> = known.into_iter().collect();
+        for kind in &self.kind {
+            if !known.iter().any(|k| k.eq_ignore_ascii_case(kind)) {
+                return Err(CliError::bad_input(unknown("kind", kind, &known)));
+            }
+        }
+        if let (Some(from), Some(until)) = (self.from, self.until)
+            && from > until
+        {
+            return Err(CliError::bad_input(format!(
+                "--from {from} is after --until {until}: the window would be empty; swap them"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether any filter is set.
+    fn filters(&self) -> bool {
+        !self.node.is_empty()
+            || !self.kind.is_empty()
+            || self.from.is_some()
+            || self.until.is_some()
+    }
+
     fn filter(&self) -> Filter {
         Filter {
             nodes: self.node.clone(),
@@ -52,6 +89,17 @@ impl ViewOptions {
             from: self.from.map(|ms| ms.saturating_mul(1_000_000)),
             until: self.until.map(|ms| ms.saturating_mul(1_000_000)),
         }
+    }
+}
+
+/// "no node "zz" in this trace; did you mean ...? The nodes are: ...".
+fn unknown(what: &str, wrong: &str, known: &[&str]) -> String {
+    let list = known.join(", ");
+    match scenarios::diagnostic::closest(wrong, known.iter().copied()) {
+        Some(c) => format!(
+            "no {what} \"{wrong}\" in this trace: did you mean \"{c}\"? The {what}s are: {list}"
+        ),
+        None => format!("no {what} \"{wrong}\" in this trace; the {what}s are: {list}"),
     }
 }
 
@@ -71,6 +119,14 @@ pub fn render(
     source: &str,
 ) -> Result<String, CliError> {
     let filter = options.filter();
+    let shown = view
+        .records
+        .iter()
+        .filter(|r| filter.keeps(r) && (format != Format::Text || r.story.is_some()))
+        .count();
+    if shown == 0 && options.filters() {
+        eprintln!("note: nothing in {source} matches these filters");
+    }
     if format != Format::Text {
         view.records.retain(|r| filter.keeps(r));
     }

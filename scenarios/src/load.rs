@@ -204,6 +204,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
         max_steps: doc.stop.max_steps,
         max_time: Instant::from_millis(doc.stop.max_time_ms),
         max_in_flight: doc.stop.max_in_flight,
+        ..Limits::default()
     };
     Ok(Prepared {
         name: file.to_string(),

@@ -172,7 +172,8 @@ fn verdict<P: Protocol>(
         .iter()
         .all(|name| violations.iter().any(|v| &v.invariant == name))
         && violations.iter().all(|v| expected.contains(&v.invariant));
-    let passed = violations_ok && expectations.iter().all(|e| e.held);
+    let livelocked = run.report.stop == sim_core::StopReason::Livelock;
+    let passed = violations_ok && !livelocked && expectations.iter().all(|e| e.held);
     (expectations, passed)
 }
 

@@ -35,6 +35,14 @@ pub struct Limits {
     pub max_time: Instant,
     /// Stop when more messages than this are in flight at once.
     pub max_in_flight: usize,
+    /// Stop after this many steps without virtual time advancing: a livelock (a node that
+    /// messages itself forever, zero-latency ping-pong) rather than a run.
+    #[serde(default = "default_steps_per_instant")]
+    pub max_steps_per_instant: u64,
+}
+
+fn default_steps_per_instant() -> u64 {
+    100_000
 }
 
 impl Default for Limits {
@@ -43,6 +51,7 @@ impl Default for Limits {
             max_steps: 10_000_000,
             max_time: Instant::from_millis(3_600_000),
             max_in_flight: 1_000_000,
+            max_steps_per_instant: default_steps_per_instant(),
         }
     }
 }
@@ -101,6 +110,8 @@ pub enum StopReason {
     InFlightLimit,
     /// An invariant failed and the run stops on violations.
     Violation,
+    /// `max_steps_per_instant` steps were taken without virtual time advancing.
+    Livelock,
 }
 
 /// Whether a node is running.
@@ -189,6 +200,8 @@ pub struct Sim<A: Actor> {
     stop_on_violation: bool,
     now: Instant,
     steps: u64,
+    /// Steps taken at the current virtual time (for the livelock limit).
+    steps_this_instant: u64,
     next_msg: u64,
     next_generation: u64,
     in_flight: usize,
@@ -213,6 +226,7 @@ impl<A: Actor> Sim<A> {
             stop_on_violation: config.stop_on_violation,
             now: Instant::ZERO,
             steps: 0,
+            steps_this_instant: 0,
             next_msg: 0,
             next_generation: 0,
             in_flight: 0,
@@ -457,15 +471,23 @@ impl<A: Actor> Sim<A> {
                 self.stopped = Some(StopReason::StepLimit);
                 return false;
             }
+            if next == self.now && self.steps_this_instant >= self.limits.max_steps_per_instant {
+                self.stopped = Some(StopReason::Livelock);
+                return false;
+            }
             let (at, pending) = self.queue.pop().expect("peeked");
             assert!(
                 at >= self.now,
                 "virtual time never goes back: {at} after {}",
                 self.now
             );
+            if at > self.now {
+                self.steps_this_instant = 0;
+            }
             self.now = at;
             time::set_current(at);
             if self.process(pending) {
+                self.steps_this_instant += 1;
                 return self.stopped.is_none();
             }
         }

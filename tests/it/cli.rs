@@ -287,3 +287,56 @@ fn writes_are_whole_unique_and_truthful() {
     assert_eq!(std::fs::read(&target).unwrap(), before);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// Goal: a run that spins without time advancing is reported as a livelock, not passed. Method:
+// a one-node token ring (the node hands the token to itself at zero latency, forever).
+// Proves: the run stops at the per-instant step limit, says "livelock", and fails (exit 1).
+#[test]
+fn a_run_that_never_advances_time_is_a_livelock() {
+    let dir = std::env::temp_dir().join(format!("dsim-livelock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("one.ron");
+    std::fs::write(
+        &file,
+        "Scenario(description: \"a token to oneself\", protocol: \"token-ring\", \
+         config: (nodes: [\"n0\"]))",
+    )
+    .unwrap();
+    let out = dsim(&["run", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("livelock"), "{}", stdout(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// Goal: a trace that no run could write is refused. Method: a trace with one send line copied.
+// Proves: `check` exits 2 naming the line of the second send.
+#[test]
+fn a_trace_with_a_send_twice_is_refused() {
+    let dir = std::env::temp_dir().join(format!("dsim-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.jsonl");
+    let t = trace.to_str().unwrap();
+    assert_eq!(
+        dsim(&["run", "paxos/lost-accepts", "--trace", t])
+            .status
+            .code(),
+        Some(0)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let (n, send) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("\"kind\":\"send\""))
+        .unwrap();
+    let doubled = text.replacen(send, &format!("{send}\n{send}"), 1);
+    std::fs::write(&trace, doubled).unwrap();
+    let out = dsim(&["check", t]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("t.jsonl:{}: message", n + 2)),
+        "{said}"
+    );
+    assert!(said.contains("sent twice"), "{said}");
+    std::fs::remove_dir_all(&dir).ok();
+}

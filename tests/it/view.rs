@@ -240,3 +240,31 @@ fn run_writes_a_view() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("id=\"trace-data\"") && html.contains("paxos/lost-accepts"));
 }
+
+// Goal: a filter that cannot match is said to be wrong, not answered with an empty page.
+// Method: `view` with an unknown node, a misspelled node, an unknown kind, an inverted window;
+// then a window after the run. Proves: exit 2 with a did-you-mean for wrong names and windows;
+// a correct filter that matches nothing says so (on stderr) and exits 0.
+#[test]
+fn view_filters_that_cannot_match_are_refused_or_told() {
+    let dir = scratch("view-filters");
+    let trace = trace_of("paxos/lost-accepts", &dir);
+    for (args, said) in [
+        (vec!["--node", "zz"], "no node \"zz\" in this trace"),
+        (vec!["--node", "relay1"], "did you mean \"relay-1\"?"),
+        (vec!["--kind", "Bogus"], "no kind \"Bogus\" in this trace"),
+        (vec!["--kind", "Acept"], "did you mean \"Accept\"?"),
+        (vec!["--from", "500", "--until", "100"], "swap them"),
+    ] {
+        let mut all = vec!["view", trace.as_str()];
+        all.extend(args.iter().copied());
+        let out = dsim(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+    }
+    let out = dsim(&["view", &trace, "--kind", "accept"]);
+    assert_eq!(out.status.code(), Some(0), "kinds are matched in any case");
+    let out = dsim(&["view", &trace, "--from", "4000"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("nothing in"), "{}", stderr(&out));
+}

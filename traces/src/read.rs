@@ -216,7 +216,12 @@ impl Coherence {
             Event::Send { id, from, to, .. } => {
                 self.node(from)?;
                 self.node(to)?;
-                self.sent.insert(id.0);
+                if !self.sent.insert(id.0) {
+                    return Err(format!(
+                        "message {} is sent twice: every send has its own id (a copied line?)",
+                        id.0
+                    ));
+                }
             }
             Event::Deliver { id, from, .. }
             | Event::Drop { id, from, .. }
