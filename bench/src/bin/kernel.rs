@@ -64,6 +64,7 @@ fn ring(tokens: u32) -> Sim<TokenRing> {
             max_steps: u64::MAX,
             max_time: Instant::MAX,
             max_in_flight: usize::MAX,
+            max_steps_per_instant: u64::MAX,
         },
         stop_on_violation: true,
     });
