@@ -16,7 +16,7 @@ pub struct Source {
 pub fn resolve(arg: &str) -> Result<Source, CliError> {
     let path = Path::new(arg);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::io(path, e))?;
+        let text = read_text(path)?;
         return Ok(Source {
             name: arg.to_string(),
             text,
@@ -36,6 +36,23 @@ pub fn resolve(arg: &str) -> Result<Source, CliError> {
     Err(CliError::bad_input(format!(
         "no file `{arg}` and no bundled scenario of that name; {hint}`dsim list` shows the bundled ones"
     )))
+}
+
+/// Reads a text file (a scenario or a trace). A file that is not UTF-8 (a Latin-1 `é`) is
+/// refused at the line and column of its first bad byte, with how to fix it.
+pub fn read_text(path: &Path) -> Result<String, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let good = std::str::from_utf8(good).expect("the valid prefix");
+        let line = good.matches('\n').count() + 1;
+        let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let byte = e.as_bytes()[good.len()];
+        CliError::bad_input(format!(
+            "{}:{line}:{col}: not UTF-8 text (byte 0x{byte:02X}); save the file as UTF-8",
+            path.display()
+        ))
+    })
 }
 
 /// Renders diagnostics for the terminal, all of them, with a count.

@@ -28,11 +28,12 @@ pub fn bad_trace(path: &str, problem: &TraceProblem) -> CliError {
 /// Reads the trace at `path` once: a missing file, a file that is not a trace, a broken line, a
 /// newer format, an unknown protocol or records that cannot belong to a run are bad input.
 pub fn read(path: &str) -> Result<TraceFile, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::bad_input(format!(
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(CliError::bad_input(format!(
             "{path}: {e}; make a trace with `dsim run SCENARIO --trace {path}`"
-        ))
-    })?;
+        )));
+    }
+    let text = crate::source::read_text(std::path::Path::new(path))?;
     let broken = |e| bad_trace(path, &TraceProblem::Trace(e));
     let header = traces::parse_header(&text).map_err(broken)?;
     let Some(protocol) = scenarios::registry::find(&header.protocol) else {

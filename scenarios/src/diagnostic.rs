@@ -140,7 +140,13 @@ impl<'s> Locator<'s> {
             .find(|(n, _)| n == needle)
             .map(|(_, at)| *at)
             .unwrap_or(0);
-        let mut from = start;
+        // The next occurrence after the last one reported for this needle, or the first one
+        // again when a second problem names the same text.
+        let mut from = if self.source.get(start..)?.contains(needle) {
+            start
+        } else {
+            0
+        };
         let found = loop {
             let rel = self.source.get(from..)?.find(needle)?;
             let at = from + rel;
@@ -182,6 +188,11 @@ impl<'s> Locator<'s> {
         out
     }
 
+    /// The (line, col, width) of `needle` known to start at byte `byte`.
+    pub fn position_of(&self, byte: usize, needle: &str) -> (usize, usize, usize) {
+        self.position(byte, needle)
+    }
+
     fn position(&self, byte: usize, needle: &str) -> (usize, usize, usize) {
         let before = &self.source[..byte];
         let line = before.matches('\n').count() + 1;
@@ -208,7 +219,9 @@ mod tests {
         let mut loc = Locator::new(src);
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(2));
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(3));
-        assert_eq!(loc.find("\"n9\""), None);
+        // A third problem naming the same text points at its first place again.
+        assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(2));
+        assert_eq!(loc.find("\"zz\""), None);
     }
 
     #[test]

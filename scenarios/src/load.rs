@@ -158,7 +158,12 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
         anchor: None,
     };
     for problem in P::validate(&doc.config) {
-        check.problem(problem.locate.as_deref(), problem.message, None);
+        // A field left at its default is not in the file: the config is the place then.
+        let written = problem
+            .locate
+            .as_deref()
+            .filter(|needle| check.locator.find_from(needle, 0).is_some());
+        check.problem(written.or(Some("config")), problem.message, None);
     }
     check.sizes(&doc.stop, doc.timeline.len());
     check.node_names();
@@ -230,12 +235,23 @@ struct Checks<'a> {
 
 impl Checks<'_> {
     fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
-        let found = locate.and_then(|needle| match self.anchor {
-            Some(from) => self
-                .locator
-                .find_from(needle, from)
-                .or_else(|| self.locator.find(needle)),
-            None => self.locator.find(needle),
+        let found = locate.and_then(|needle| {
+            self.find(needle)
+                .or_else(|| {
+                    // A quoted name the file writes with escapes (`"a\nb"`, `"\""`).
+                    let inner = needle.strip_prefix('"')?.strip_suffix('"')?;
+                    self.find(&format!("{inner:?}"))
+                })
+                .or_else(|| {
+                    // The step being checked is the place.
+                    let at = self.anchor?;
+                    Some(self.locator.position_of(at, "At("))
+                })
+                .or_else(|| {
+                    // A value read from a bare word (`expect_violation: agreement`).
+                    let inner = needle.strip_prefix('"')?.strip_suffix('"')?;
+                    self.find(inner)
+                })
         });
         let d = match found {
             Some((line, col, width)) => {
@@ -247,6 +263,17 @@ impl Checks<'_> {
             Some(h) => d.with_help(h),
             None => d,
         });
+    }
+
+    /// Where `needle` is: from the part being checked on, else anywhere in the file.
+    fn find(&mut self, needle: &str) -> Option<(usize, usize, usize)> {
+        match self.anchor {
+            Some(from) => self
+                .locator
+                .find_from(needle, from)
+                .or_else(|| self.locator.find(needle)),
+            None => self.locator.find(needle),
+        }
     }
 
     /// Every size the file sets against [`caps`], each refused with the cap and the field.
@@ -335,9 +362,9 @@ impl Checks<'_> {
         let mut problems = Vec::new();
         for name in &self.nodes {
             if name.trim().is_empty() || name.trim() != name || name.chars().any(char::is_control) {
-                // Debug-escaping writes a newline as `\n`, as the RON file does: found there.
+                // Found as written, or with escapes (`\n`) as `problem` also tries.
                 problems.push((
-                    format!("{name:?}"),
+                    format!("\"{name}\""),
                     format!(
                         "node name {name:?} is empty, padded with spaces or has control characters"
                     ),
@@ -641,7 +668,7 @@ impl Checks<'_> {
             .is_none_or(|k| self.kind::<<P::Actor as Actor>::Msg>(k));
         if nth == Some(0) {
             self.problem(
-                Some("nth: 0"),
+                Some("nth"),
                 "nth counts from 1 (the first matching message)".into(),
                 Some("write nth: 1 for the first one".into()),
             );

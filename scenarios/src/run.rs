@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub keep_view: bool,
     /// How much the view's story tells.
     pub view_detail: Detail,
+    /// At most this many kernel steps, whatever the file says (fuzzing, quick previews).
+    pub max_steps: Option<u64>,
 }
 
 /// One line of the story: when, and what happened in words (see `traces::story::tell`).
@@ -84,10 +86,23 @@ pub fn replay_command(scenario: &str, seed: u64) -> String {
 /// Builds the simulation for `prep` with `seed`, its invariants installed and its timeline
 /// scheduled.
 pub fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
+    build_capped(prep, seed, None)
+}
+
+/// [`build`], with at most `max_steps` kernel steps whatever the file says.
+pub fn build_capped<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    max_steps: Option<u64>,
+) -> Sim<P::Actor> {
+    let mut limits = prep.limits;
+    if let Some(cap) = max_steps {
+        limits.max_steps = limits.max_steps.min(cap);
+    }
     let config = SimConfig {
         seed,
         link: prep.link,
-        limits: prep.limits,
+        limits,
         stop_on_violation: prep.doc.stop.on_violation_stop,
     };
     let mut sim = build_sim::<P>(&prep.doc.config, config);
@@ -127,8 +142,8 @@ struct Executed<A: Actor> {
     records: Vec<Record<A>>,
 }
 
-fn execute<P: Story>(prep: &Prepared<P>, seed: u64) -> Executed<P::Actor> {
-    let mut sim = build(prep, seed);
+fn execute<P: Story>(prep: &Prepared<P>, seed: u64, max_steps: Option<u64>) -> Executed<P::Actor> {
+    let mut sim = build_capped(prep, seed, max_steps);
     sim.set_trace(TraceMode::Memory(Vec::new()));
     let report = sim.run();
     let records = sim.take_records();
@@ -180,7 +195,7 @@ fn verdict<P: Protocol>(
 /// Runs `prep` once.
 pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     let seed = options.seed.unwrap_or(prep.doc.seed);
-    let executed = execute(prep, seed);
+    let executed = execute(prep, seed, options.max_steps);
     let (expectations, passed) = verdict(prep, &executed);
     let records = &executed.records;
     let story = tell::<P>(records, options.lang, options.detail);
@@ -211,7 +226,7 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
 
 /// Runs `prep` at `seed` for a sweep: the verdict and the protocol's figures, no story.
 pub fn measure<P: Story>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOutcome {
-    let executed = execute(prep, seed);
+    let executed = execute(prep, seed, None);
     let (_, passed) = verdict(prep, &executed);
     crate::sweep::SeedOutcome {
         seed,

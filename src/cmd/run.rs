@@ -76,6 +76,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         keep_trace: args.trace.is_some() || args.check_determinism,
         keep_view: args.view.is_some(),
         view_detail,
+        max_steps: None,
     };
     let result = run_once(&src, &options)?;
     if args.check_determinism {

@@ -14,6 +14,7 @@
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
+//! - `fuzz`: mutated scenarios and traces never panic and are refused with a position.
 //! - `golden`: every bundled scenario's story snapshot with its trace digest, and the small
 //!   ones' whole traces (`cargo insta review`, `UPDATE_GOLDEN=1`).
 
@@ -24,6 +25,7 @@ mod cli;
 mod course;
 mod determinism;
 mod docs;
+mod fuzz;
 mod golden;
 mod kinds;
 mod properties;

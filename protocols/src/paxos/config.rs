@@ -167,7 +167,7 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
         for name in names {
             if name.is_empty() {
                 problems.push(problem(
-                    Some(role.to_string()),
+                    Some("\"\"".to_string()),
                     format!("`{role}` has an empty name: give every node a name"),
                 ));
             } else if !seen.insert(name) {

@@ -259,7 +259,7 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
     for name in config.names() {
         if name.is_empty() {
             problems.push(problem(
-                "nodes",
+                "\"\"",
                 "a node has an empty name: give every node a name".into(),
             ));
         } else if !seen.insert(name.clone()) {

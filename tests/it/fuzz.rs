@@ -1,0 +1,318 @@
+//! A structure-aware mutation fuzzer of our own over the bundled scenarios and the golden
+//! traces: byte flips, truncation, token swaps, numbers at their limits, unknown fields, long
+//! and hostile strings. Each mutant goes through `validate`, `run` (with a step cap), and for
+//! traces through the typed reader, `view` and `check`, all in-process.
+//!
+//! CI runs a fixed-seed slice (`DEFAULT_ROUNDS` mutants per class and input); set
+//! `DSIM_FUZZ_ROUNDS=N` for a longer search and `DSIM_FUZZ_SEED=S` for another one. It asserts
+//! no panic, a line and column on every problem found in a scenario, a line on every problem
+//! found in a trace, and no run past its step cap; it prints the figures per class.
+
+use scenarios::RunOptions;
+use sim_core::{SimRng, Stream};
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+const DEFAULT_ROUNDS: u64 = 12;
+/// The most steps a fuzzed run may take.
+const STEP_CAP: u64 = 20_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    ByteFlip,
+    Truncate,
+    TokenSwap,
+    Number,
+    UnknownField,
+    LongString,
+    HostileString,
+}
+
+const CLASSES: [Class; 7] = [
+    Class::ByteFlip,
+    Class::Truncate,
+    Class::TokenSwap,
+    Class::Number,
+    Class::UnknownField,
+    Class::LongString,
+    Class::HostileString,
+];
+
+/// What happened to one mutant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Outcome {
+    /// Not UTF-8 after the mutation: the binary's reader refuses it (tested in `cli`).
+    NotText,
+    /// Refused, every problem located.
+    Refused,
+    /// Refused with a problem that has no position.
+    RefusedUnlocated,
+    /// Accepted and run (scenarios) or read, viewed and checked (traces).
+    Accepted,
+    /// A panic: always a bug.
+    Panic,
+    /// A run past its step cap: always a bug.
+    PastCap,
+}
+
+fn rounds() -> u64 {
+    std::env::var("DSIM_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_ROUNDS)
+}
+
+fn seed() -> u64 {
+    std::env::var("DSIM_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Byte ranges of the "words" of a text: identifiers, numbers and quoted strings.
+fn tokens(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'"' {
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            out.push((start, (i + 1).min(b.len())));
+            i += 1;
+        } else if b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'-' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'-') {
+                i += 1;
+            }
+            out.push((start, i));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn pick<T: Copy>(rng: &mut SimRng, items: &[T]) -> Option<T> {
+    (!items.is_empty()).then(|| items[rng.below(items.len() as u64) as usize])
+}
+
+/// One mutant of `text` of class `class`.
+fn mutate(text: &str, class: Class, rng: &mut SimRng) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    let toks = tokens(text);
+    let replace = |bytes: &mut Vec<u8>, (a, b): (usize, usize), with: &[u8]| {
+        bytes.splice(a..b, with.iter().copied());
+    };
+    match class {
+        Class::ByteFlip => {
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(bytes.len() as u64) as usize;
+                bytes[at] ^= 1 << rng.below(8);
+            }
+        }
+        Class::Truncate => bytes.truncate(rng.below(bytes.len() as u64) as usize),
+        Class::TokenSwap => {
+            if let (Some(x), Some(y)) = (pick(rng, &toks), pick(rng, &toks)) {
+                let (first, second) = if x.0 < y.0 { (x, y) } else { (y, x) };
+                if first.1 <= second.0 {
+                    let a = text.as_bytes()[first.0..first.1].to_vec();
+                    let b = text.as_bytes()[second.0..second.1].to_vec();
+                    replace(&mut bytes, second, &a);
+                    replace(&mut bytes, first, &b);
+                }
+            }
+        }
+        Class::Number => {
+            let numbers: Vec<(usize, usize)> = toks
+                .iter()
+                .copied()
+                .filter(|&(a, b)| text.as_bytes()[a..b].iter().all(u8::is_ascii_digit))
+                .collect();
+            let limits: [&[u8]; 8] = [
+                b"0",
+                b"-1",
+                b"-0",
+                b"4294967296",
+                b"18446744073709551615",
+                b"18446744073709551616",
+                b"99999999999999999999999",
+                b"1e309",
+            ];
+            if let (Some(n), Some(with)) = (pick(rng, &numbers), pick(rng, &limits)) {
+                replace(&mut bytes, n, with);
+            }
+        }
+        Class::UnknownField => {
+            let opens: Vec<usize> = text.match_indices('(').map(|(i, _)| i + 1).collect();
+            if let Some(at) = pick(rng, &opens) {
+                bytes.splice(at..at, b"zq_field: 1, ".iter().copied());
+            }
+        }
+        Class::LongString | Class::HostileString => {
+            let strings: Vec<(usize, usize)> = toks
+                .iter()
+                .copied()
+                .filter(|&(a, _)| text.as_bytes()[a] == b'"')
+                .collect();
+            let long = format!("\"{}\"", "n".repeat(100_000));
+            let hostile: [&str; 6] = [
+                "\"\"",
+                "\"a\\nb\"",
+                "\"\u{202e}evil\"",
+                "\"</script><b>\"",
+                "\"\\\"\"",
+                "\"tab\\there\"",
+            ];
+            let with = if class == Class::LongString {
+                long
+            } else {
+                pick(rng, &hostile).unwrap_or("\"\"").to_string()
+            };
+            if let Some(s) = pick(rng, &strings) {
+                replace(&mut bytes, s, with.as_bytes());
+            }
+        }
+    }
+    bytes
+}
+
+/// A scenario mutant through validate and, if valid, a capped run.
+fn try_scenario(name: &str, text: &str) -> Outcome {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let Ok(protocol) = scenarios::registry::protocol_for(name, text) else {
+            return Outcome::Refused;
+        };
+        match protocol.validate(name, text) {
+            Err(problems) => {
+                if problems.iter().all(|d| d.line > 0 && d.col > 0) {
+                    Outcome::Refused
+                } else {
+                    for d in problems.iter().filter(|d| d.line == 0) {
+                        eprintln!("unlocated in {name}: {}", d.message);
+                    }
+                    Outcome::RefusedUnlocated
+                }
+            }
+            Ok(_) => {
+                let options = RunOptions {
+                    max_steps: Some(STEP_CAP),
+                    ..RunOptions::default()
+                };
+                let result = protocol.run(name, text, &options).expect("validated");
+                if result.report.steps > STEP_CAP {
+                    Outcome::PastCap
+                } else {
+                    Outcome::Accepted
+                }
+            }
+        }
+    }));
+    result.unwrap_or(Outcome::Panic)
+}
+
+/// A trace mutant through the typed reader, the view and the offline check.
+fn try_trace(text: &str) -> Outcome {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let Ok(header) = traces::parse_header(text) else {
+            return Outcome::Refused;
+        };
+        let Some(protocol) = scenarios::registry::find(&header.protocol) else {
+            return Outcome::Refused;
+        };
+        match protocol.read_trace(text) {
+            Err(e) if e.line > 0 => Outcome::Refused,
+            Err(_) => Outcome::RefusedUnlocated,
+            Ok(trace) => {
+                let _ = trace.view(traces::Lang::Es, traces::narrate::Detail::Everything);
+                let _ = trace.check();
+                Outcome::Accepted
+            }
+        }
+    }));
+    result.unwrap_or(Outcome::Panic)
+}
+
+type Figures = BTreeMap<(Class, Outcome), u64>;
+
+fn report(what: &str, figures: &Figures) {
+    println!("{what}: mutants per class and outcome");
+    for class in CLASSES {
+        let row: Vec<String> = figures
+            .iter()
+            .filter(|((c, _), _)| *c == class)
+            .map(|((_, o), n)| format!("{o:?} {n}"))
+            .collect();
+        println!("  {class:?}: {}", row.join(", "));
+    }
+}
+
+fn bad(figures: &Figures) -> Vec<String> {
+    figures
+        .iter()
+        .filter(|((_, o), _)| {
+            matches!(
+                o,
+                Outcome::Panic | Outcome::PastCap | Outcome::RefusedUnlocated
+            )
+        })
+        .map(|((c, o), n)| format!("{c:?}: {n} x {o:?}"))
+        .collect()
+}
+
+// Goal: no scenario a student can write crashes dsim, runs unbounded, or is refused without a
+// place to look. Method: every bundled scenario, each mutation class, a fixed-seed slice.
+// Proves: 0 panics, 0 runs past the cap, 0 problems without line and column.
+#[test]
+fn mutated_scenarios_never_panic_and_are_refused_where_they_break() {
+    let mut rng = SimRng::new(seed(), Stream::Faults);
+    let mut figures = Figures::new();
+    for b in scenarios::bundled::BUNDLED {
+        for class in CLASSES {
+            for _ in 0..rounds() {
+                let bytes = mutate(b.source, class, &mut rng);
+                let outcome = match std::str::from_utf8(&bytes) {
+                    Err(_) => Outcome::NotText,
+                    Ok(text) => try_scenario(b.name, text),
+                };
+                *figures.entry((class, outcome)).or_default() += 1;
+            }
+        }
+    }
+    report("scenarios", &figures);
+    assert!(bad(&figures).is_empty(), "{:?}", bad(&figures));
+}
+
+// Goal: no trace file, however edited, crashes `view` or `check`. Method: every small golden
+// trace, each mutation class. Proves: 0 panics and a line on every refusal.
+#[test]
+fn mutated_traces_never_panic_and_are_refused_at_a_line() {
+    let dir = crate::support::root().join("traces/golden");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for sub in std::fs::read_dir(&dir).unwrap() {
+        for f in std::fs::read_dir(sub.unwrap().path()).unwrap() {
+            files.push(f.unwrap().path());
+        }
+    }
+    files.sort();
+    let mut rng = SimRng::new(seed(), Stream::Network);
+    let mut figures = Figures::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for class in CLASSES {
+            for _ in 0..rounds() {
+                let bytes = mutate(&text, class, &mut rng);
+                let outcome = match std::str::from_utf8(&bytes) {
+                    Err(_) => Outcome::NotText,
+                    Ok(t) => try_trace(t),
+                };
+                *figures.entry((class, outcome)).or_default() += 1;
+            }
+        }
+    }
+    report("traces", &figures);
+    assert!(bad(&figures).is_empty(), "{:?}", bad(&figures));
+}
