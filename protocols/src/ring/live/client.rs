@@ -6,251 +6,276 @@
 //! the owner in its own map; the client remembers that owner for the key (Redis updates one
 //! slot from a MOVED) and retries there, at most [`MAX_REDIRECTS`] times per request. The
 //! whole map reaches the client only `map_delay_ms` after a rebalance ends (`MapUpdate`, resent
-//! until the client acknowledges it with `MapAck`), and replaces the per-key redirects. A request with no answer in `4 × rpc_timeout_ms` is given
-//! up (`GaveUp`): the owner coordinates a quorum with a stand-in round, so it answers within
-//! two timeouts unless it is down.
+//! until the client acknowledges it with `MapAck`), and replaces the per-key redirects. A
+//! request with no answer in `4 × rpc_timeout_ms` is given up (`GaveUp`): the owner
+//! coordinates a quorum with a stand-in round, so it answers within two timeouts unless it is
+//! down. A client node has this role only: it stores nothing.
 
-use crate::ring::live::map::Map;
+use crate::ring::live::env::{Env, RingActor};
+use crate::ring::live::load::{Load, Op};
+use crate::ring::live::map::{Change, Map};
 use crate::ring::live::msg::{RingCommand, RingMsg, RingTimer};
-use crate::ring::live::node::RingNode;
 use crate::ring::live::notes::RingNote;
-use sim_core::{Context, Duration, NodeId};
+use sim_core::{Context, NodeId};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Redirects one request may follow before the client gives it up (a stale owner can name
 /// another stale owner; Redis clients bound this too).
 pub const MAX_REDIRECTS: u32 = 3;
 
-/// A client's state: per-key redirects learned, the queue of operations and the one in flight.
-/// Its cached map is the node's `map`.
-#[derive(Clone, Debug, Default, Hash)]
+/// A client's state: its cached map, per-key redirects learned, the queue of operations and
+/// the one in flight. The map is durable; the rest is lost in a crash.
+#[derive(Clone, Debug, Hash)]
 pub struct Client {
+    map: Map,
     moved: BTreeMap<String, NodeId>,
     next_id: u64,
-    queue: VecDeque<(String, Option<String>)>,
+    queue: VecDeque<Op>,
     current: Option<Pending>,
-    load: Option<(u32, u32, u64, u32)>,
+    load: Option<Load>,
 }
 
+/// The request in flight: under which id, to whom, after how many redirects.
 #[derive(Clone, Debug, Hash)]
 struct Pending {
     id: u64,
-    key: String,
-    value: Option<String>,
+    op: Op,
     to: NodeId,
     redirects: u32,
 }
 
-/// The `i`-th operation of a `Load` over `keys` keys: first a write of each key, then reads
-/// and writes in turn (`None`: a read). Shared by the coordinator's and the clients' loads.
-pub(crate) fn load_op(i: u32, keys: u32) -> (String, Option<String>) {
-    let key = format!("clave-{}", i % keys);
-    if i < keys || (i - keys) % 2 == 1 {
-        (key, Some(format!("valor-{i}")))
-    } else {
-        (key, None)
-    }
-}
-
-impl RingNode {
-    fn client_timeout(&self) -> Duration {
-        Duration::from_millis(self.cfg.rpc_timeout_ms * 4)
+impl Client {
+    /// A client that routes by `map` and has nothing to do yet.
+    pub fn new(map: Map) -> Client {
+        Client {
+            map,
+            moved: BTreeMap::new(),
+            next_id: 0,
+            queue: VecDeque::new(),
+            current: None,
+            load: None,
+        }
     }
 
-    pub(crate) fn client_command(&mut self, ctx: &mut Context<'_, Self>, command: RingCommand) {
-        let Some(c) = self.client.as_mut() else {
-            return;
-        };
+    /// The cached map.
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    /// Forgets what a crash loses: everything but the cached map.
+    pub fn crash(&mut self) {
+        *self = Client::new(self.map.clone());
+    }
+
+    /// A scenario's `Put`, `Get` or `Load` (a client ignores membership commands).
+    pub fn on_command<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        command: RingCommand,
+    ) {
         match command {
-            RingCommand::Put { key, value } => c.queue.push_back((key, Some(value))),
-            RingCommand::Get { key } => c.queue.push_back((key, None)),
+            RingCommand::Put { key, value } => self.queue.push_back(Op {
+                key,
+                value: Some(value),
+            }),
+            RingCommand::Get { key } => self.queue.push_back(Op { key, value: None }),
             RingCommand::Load {
                 keys,
                 ops,
                 every_ms,
             } => {
-                c.load = Some((keys.max(1), ops, every_ms, 0));
-                self.on_client_load(ctx);
+                self.load = Some(Load::new(keys, ops, every_ms));
+                self.on_load(ctx, env);
                 return;
             }
             RingCommand::Join(_) | RingCommand::Leave(_) => return,
         }
-        self.client_next(ctx);
+        self.next(ctx, env);
     }
 
-    pub(crate) fn on_client_load(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(c) = self.client.as_mut() else {
+    /// The next operation of the load joins the queue.
+    pub fn on_load<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env) {
+        let Some(load) = self.load.as_mut() else {
             return;
         };
-        let Some((keys, ops, every, done)) = c.load.as_mut() else {
-            return;
-        };
-        if *done >= *ops {
-            return;
+        let Some(op) = load.next_op() else { return };
+        if load.more() {
+            ctx.set_timer(RingTimer::ClientLoad, load.every());
         }
-        let op = load_op(*done, *keys);
-        *done += 1;
-        if *done < *ops {
-            ctx.set_timer(RingTimer::ClientLoad, Duration::from_millis(*every));
+        self.queue.push_back(op);
+        self.next(ctx, env);
+    }
+
+    /// An owner's or a node's answer to the request in flight, or the coordinator's map.
+    pub fn on_message<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        from: NodeId,
+        msg: RingMsg,
+    ) {
+        match msg {
+            RingMsg::Reply {
+                id,
+                ok,
+                version,
+                value,
+            } => {
+                let Some(p) = self.in_flight(id) else { return };
+                let note = RingNote::Answered {
+                    client: env.name().to_string(),
+                    key: p.op.key.clone(),
+                    write: p.op.value.is_some(),
+                    ok,
+                    version,
+                    value,
+                    node: env.name_of(from),
+                };
+                self.finish(ctx, env, note);
+            }
+            RingMsg::Moved {
+                id,
+                key,
+                epoch,
+                owner,
+            } => {
+                let Some(attempt) = self.redirect(ctx, id, &key, owner) else {
+                    return;
+                };
+                ctx.note(RingNote::Redirected {
+                    client: env.name().to_string(),
+                    key: key.clone(),
+                    from: env.name_of(from),
+                    to: env.name_of(owner),
+                    epoch,
+                    attempt,
+                });
+                self.retry(ctx, env, key, attempt);
+            }
+            RingMsg::MapUpdate { log } => self.on_map_update(ctx, env, from, &log),
+            // A client is no replica and coordinates nothing: the rest is not for it.
+            _ => {}
         }
-        c.queue.push_back(op);
-        self.client_next(ctx);
+    }
+
+    /// The request in flight, if its id is `id`.
+    fn in_flight(&self, id: u64) -> Option<&Pending> {
+        self.current.as_ref().filter(|p| p.id == id)
     }
 
     /// Starts the next queued operation if none is in flight.
-    fn client_next(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(c) = self.client.as_mut() else {
-            return;
-        };
-        if c.current.is_some() {
+    fn next<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env) {
+        if self.current.is_some() {
             return;
         }
-        let Some((key, value)) = c.queue.pop_front() else {
+        let Some(op) = self.queue.pop_front() else {
             return;
         };
-        let to = match c.moved.get(&key) {
+        let to = match self.moved.get(&op.key) {
             Some(&owner) => owner,
-            None => self.map.homes(&key)[0],
+            None => self.map.homes(&op.key)[0],
         };
-        let c = self.client.as_mut().expect("client");
-        c.current = Some(Pending {
+        self.current = Some(Pending {
             id: 0,
-            key,
-            value,
+            op,
             to,
             redirects: 0,
         });
-        self.client_send(ctx);
+        self.send(ctx, env);
     }
 
     /// Sends the request in flight (again) under a fresh id, to its current target.
-    fn client_send(&mut self, ctx: &mut Context<'_, Self>) {
-        let timeout = self.client_timeout();
-        let Some(c) = self.client.as_mut() else {
+    fn send<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let Some(p) = self.current.as_mut() else {
             return;
         };
-        c.next_id += 1;
-        let id = c.next_id;
-        let Some(p) = c.current.as_mut() else { return };
         p.id = id;
         let msg = RingMsg::Request {
             id,
-            key: p.key.clone(),
-            value: p.value.clone(),
+            key: p.op.key.clone(),
+            value: p.op.value.clone(),
         };
         ctx.send(p.to, msg);
-        ctx.set_timer(RingTimer::ClientTimeout(id), timeout);
+        ctx.set_timer(RingTimer::ClientTimeout(id), env.timeouts(4));
     }
 
-    fn client_finish(&mut self, ctx: &mut Context<'_, Self>, note: RingNote) {
-        let Some(c) = self.client.as_mut() else {
-            return;
-        };
-        if let Some(p) = c.current.take() {
+    /// The request in flight is over (`note` says how); the next one starts.
+    fn finish<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env, note: RingNote) {
+        if let Some(p) = self.current.take() {
             ctx.cancel_timer(RingTimer::ClientTimeout(p.id));
         }
         ctx.note(note);
-        self.client_next(ctx);
+        self.next(ctx, env);
     }
 
-    pub(crate) fn on_reply(
+    /// The request in flight, if its id is `id`, was redirected to `owner` for `key`: it
+    /// goes there next, and so does every later request for `key`. The attempt's number.
+    fn redirect<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
+        ctx: &mut Context<'_, A>,
         id: u64,
-        (ok, version, value): (bool, u64, String),
-    ) {
-        let Some(p) = self.client.as_ref().and_then(|c| c.current.as_ref()) else {
-            return;
-        };
-        if p.id != id {
-            return;
-        }
-        let note = RingNote::Answered {
-            client: self.name().to_string(),
-            key: p.key.clone(),
-            write: p.value.is_some(),
-            ok,
-            version,
-            value,
-            node: self.name_of(from),
-        };
-        self.client_finish(ctx, note);
-    }
-
-    pub(crate) fn on_moved(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        (id, key, epoch, owner): (u64, String, u64, NodeId),
-    ) {
-        let me = self.name().to_string();
-        let (from_name, owner_name) = (self.name_of(from), self.name_of(owner));
-        let Some(c) = self.client.as_mut() else {
-            return;
-        };
-        let Some(p) = c.current.as_mut() else { return };
-        if p.id != id {
-            return;
-        }
+        key: &str,
+        owner: NodeId,
+    ) -> Option<u32> {
+        let p = self.current.as_mut().filter(|p| p.id == id)?;
         ctx.cancel_timer(RingTimer::ClientTimeout(id));
         p.redirects += 1;
         p.to = owner;
-        let attempt = p.redirects;
-        c.moved.insert(key.clone(), owner);
-        ctx.note(RingNote::Redirected {
-            client: me.clone(),
-            key: key.clone(),
-            from: from_name,
-            to: owner_name,
-            epoch,
-            attempt,
-        });
-        if attempt > MAX_REDIRECTS {
-            let reason = format!("more than {MAX_REDIRECTS} redirects");
-            let note = RingNote::GaveUp {
-                client: me,
-                key,
-                reason,
-            };
-            return self.client_finish(ctx, note);
-        }
-        self.client_send(ctx);
+        self.moved.insert(key.to_string(), owner);
+        Some(p.redirects)
     }
 
-    pub(crate) fn on_client_timeout(&mut self, ctx: &mut Context<'_, Self>, id: u64) {
-        let Some(p) = self.client.as_ref().and_then(|c| c.current.as_ref()) else {
-            return;
-        };
-        if p.id != id {
-            return;
-        }
-        let note = RingNote::GaveUp {
-            client: self.name().to_string(),
-            key: p.key.clone(),
-            reason: format!("no answer from {} in time", self.name_of(p.to)),
-        };
-        self.client_finish(ctx, note);
-    }
-
-    pub(crate) fn on_map_update(
+    /// Sends the redirected request again, unless this was one redirect too many.
+    fn retry<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        log: &[crate::ring::live::map::Change],
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        key: String,
+        attempt: u32,
     ) {
-        let Some(c) = self.client.as_mut() else {
-            return;
+        if attempt > MAX_REDIRECTS {
+            let note = RingNote::GaveUp {
+                client: env.name().to_string(),
+                key,
+                reason: format!("more than {MAX_REDIRECTS} redirects"),
+            };
+            return self.finish(ctx, env, note);
+        }
+        self.send(ctx, env);
+    }
+
+    /// Request `id` got no answer in time: give it up.
+    pub fn on_timeout<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env, id: u64) {
+        let Some(p) = self.in_flight(id) else { return };
+        let note = RingNote::GaveUp {
+            client: env.name().to_string(),
+            key: p.op.key.clone(),
+            reason: format!("no answer from {} in time", env.name_of(p.to)),
         };
+        self.finish(ctx, env, note);
+    }
+
+    /// The coordinator's map, as its log: acknowledged, and learned if newer than the cache
+    /// (the per-key redirects are then forgotten).
+    fn on_map_update<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        from: NodeId,
+        log: &[Change],
+    ) {
         let epoch = log.len() as u64;
         ctx.send(from, RingMsg::MapAck { epoch });
         if epoch <= self.map.epoch() {
             return;
         }
-        c.moved.clear();
-        self.map = Map::replay(&self.cfg, log);
+        self.moved.clear();
+        self.map = Map::replay(&env.cfg, log);
         ctx.note(RingNote::MapLearned {
-            client: self.name().to_string(),
+            client: env.name().to_string(),
             epoch: self.map.epoch(),
         });
     }

@@ -255,6 +255,15 @@ fn size_problems(config: &RingConfig) -> Vec<ConfigProblem> {
 /// the one file that wants it (stale-read.ron) says so in the config, where a reader sees it.
 pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
     let mut problems = Vec::new();
+    name_problems(config, &mut problems);
+    problems.extend(size_problems(config));
+    quorum_problems(config, &mut problems);
+    knob_problems(config, &mut problems);
+    problems
+}
+
+/// Empty and repeated names.
+fn name_problems(config: &RingConfig, problems: &mut Vec<ConfigProblem>) {
     let mut seen = BTreeSet::new();
     for name in config.names() {
         if name.is_empty() {
@@ -271,7 +280,10 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
             ));
         }
     }
-    problems.extend(size_problems(config));
+}
+
+/// RF, W and R: each possible, and R + W > RF unless stale reads are wanted.
+fn quorum_problems(config: &RingConfig, problems: &mut Vec<ConfigProblem>) {
     let (rf, w, r) = (config.rf, config.w, config.r);
     let members = config.nodes.len() as u32;
     if rf == 0 {
@@ -307,6 +319,10 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
             format!("r + w = {} <= rf = {rf}: read and write quorums need not overlap, so reads may be stale; raise r or w, or say `allow_stale_reads: true` if that is the point", r + w),
         ));
     }
+}
+
+/// Settings that must be positive, and the dynamic scheme with clients.
+fn knob_problems(config: &RingConfig, problems: &mut Vec<ConfigProblem>) {
     let positive = [
         ("vnodes", u64::from(config.vnodes)),
         ("partitions", u64::from(config.partitions)),
@@ -330,5 +346,4 @@ pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
             "the dynamic scheme sizes ranges from the coordinator's writes, and clients write through the storage nodes: drop `clients` or use Vnodes or Partitions".into(),
         ));
     }
-    problems
 }

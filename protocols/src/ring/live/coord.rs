@@ -16,905 +16,308 @@
 //! owner, which numbers past it.
 //!
 //! The same quorum machine serves clients: a storage node that owns a key coordinates a
-//! client's request for it (see `serve`), with `Asker` naming the client to answer; a read
-//! may be an owner's version read, whose answer numbers the client's write instead. Under the
-//! dynamic scheme the coordinator also sizes the ranges from the writes it numbers and splits a
-//! range that passes `split_bytes` (see `split`).
+//! client's request for it (see `serve`), with a [`ClientRequest`] naming the client to answer;
+//! a read may be an owner's version read, whose answer numbers the client's write instead (a
+//! [`Resume`]). Under the dynamic scheme the coordinator also sizes the ranges from the writes
+//! it numbers and splits a range that passes `split_bytes` (see `split`).
+//!
+//! [`Coord`] owns its state; what it reads of the node's storage (the map, the version held,
+//! the era) comes in as a parameter. Its handlers: writes in `write`, reads in `read`, a
+//! membership change and the map's push to the clients in `membership`; this file has the
+//! state, the commands, the load and the request timer.
 
-use crate::ring::live::client::load_op;
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::msg::{Entry, RingCommand, RingMsg, RingTimer, Versioned};
-use crate::ring::live::node::RingNode;
-use crate::ring::live::notes::RingNote;
-use sim_core::{Context, Duration, Instant, NodeId};
+mod membership;
+mod read;
+mod write;
+
+use crate::ring::live::env::{Env, RingActor};
+use crate::ring::live::load::Load;
+use crate::ring::live::map::Map;
+use crate::ring::live::msg::{RingCommand, RingMsg, RingTimer};
+use crate::ring::live::storage::Storage;
+use crate::ring::live::stream::StreamReport;
+use membership::Rebalancing;
+use read::ReadOp;
+use sim_core::{Context, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
+use write::WriteOp;
 
-/// The coordinator's state. Versions and the rebalance are durable; requests in flight are not.
+/// The quorum machine's state: the coordinator's, and each storage node's for the client
+/// requests it owns. Versions and the rebalance are durable; requests in flight are not.
 #[derive(Clone, Debug, Default, Hash)]
 pub struct Coord {
-    /// Per key: the last version given and the entry's size in bytes.
-    pub(crate) versions: BTreeMap<String, (u64, u64)>,
+    /// Per key: the last version given and the entry's size.
+    versions: BTreeMap<String, Issued>,
     /// An owner's keys whose latest version it learned from a quorum of their homes, with the
     /// epoch of the map it read by (see `serve`).
-    pub(crate) known: BTreeMap<String, u64>,
+    known: BTreeMap<String, u64>,
     next_req: u64,
     writes: BTreeMap<u64, WriteOp>,
     reads: BTreeMap<u64, ReadOp>,
-    pub(crate) rebalance: Option<Rebalancing>,
-    load: Option<LoadGen>,
+    rebalance: Option<Rebalancing>,
+    load: Option<Load>,
     /// Clients that acknowledged the map in force (the push is resent to the others).
     map_acks: BTreeSet<NodeId>,
 }
 
+/// What the coordinator last gave a key: its version, and the entry's size in bytes (key,
+/// value and an 8-byte version, as the streams count it; what `split` sums).
+#[derive(Clone, Copy, Debug, Default, Hash)]
+struct Issued {
+    version: u64,
+    bytes: u64,
+}
+
+/// A client's request: who asked, under which number, and so who must hear the answer. An
+/// operation without one is a scenario command on the coordinator, answered in the notes only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClientRequest {
+    /// The client.
+    pub client: NodeId,
+    /// Its request number.
+    pub id: u64,
+}
+
+impl ClientRequest {
+    /// Answers the client (`ok: false`: the quorum was not reached in time).
+    pub fn reply<A: RingActor>(
+        self,
+        ctx: &mut Context<'_, A>,
+        ok: bool,
+        version: u64,
+        value: String,
+    ) {
+        let msg = RingMsg::Reply {
+            id: self.id,
+            ok,
+            version,
+            value,
+        };
+        ctx.send(self.client, msg);
+    }
+}
+
+/// A client's write waiting for a version read: its value, and the epoch of the map read by.
+#[derive(Clone, Debug, Hash)]
+pub struct WaitingWrite {
+    /// The value to write once the key's latest version is known.
+    pub value: String,
+    /// The epoch of the map the version read asked the homes of.
+    pub epoch: u64,
+}
+
+/// A version read answered: the client's write that waited for it, now to be numbered past
+/// `version` (see `serve`).
+#[derive(Clone, Debug)]
+pub struct Resume {
+    /// The client's request.
+    pub asker: ClientRequest,
+    /// The key.
+    pub key: String,
+    /// The value it writes.
+    pub value: String,
+    /// The epoch of the map the version read asked by.
+    pub epoch: u64,
+    /// The newest version of R homes.
+    pub version: u64,
+}
+
+/// A write to start: `key = value` to its homes in `map` (and in `next` during a move, W acks
+/// in each), also needing `must`'s ack if set (the key's next owner), answered to `asker`.
+pub struct NewWrite<'a> {
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: String,
+    /// The map whose homes must reach W.
+    pub map: &'a Map,
+    /// During a move, the next map, whose homes must reach W too.
+    pub next: Option<&'a Map>,
+    /// A node whose ack the write needs besides the quorums, and which gets it first.
+    pub must: Option<NodeId>,
+    /// The client to answer, if any.
+    pub asker: Option<ClientRequest>,
+}
+
 impl Coord {
     /// Forgets what a crash loses: requests in flight and the load generator.
-    pub(crate) fn crash(&mut self) {
+    pub fn crash(&mut self) {
         self.writes.clear();
         self.reads.clear();
         self.load = None;
     }
 
     /// Whether a rebalance is under way (on the coordinator), its cleanup included.
-    pub(crate) fn rebalancing(&self) -> bool {
+    pub fn rebalancing(&self) -> bool {
         self.rebalance.is_some()
     }
 
     /// The map being moved to while its streams run (not once it is in force and only the
     /// cleanup is awaited).
-    pub(crate) fn moving_to(&self) -> Option<&Map> {
-        self.rebalance
-            .as_ref()
-            .filter(|r| r.cleaning.is_none())
-            .map(|r| &r.next)
+    pub fn moving_to(&self) -> Option<&Map> {
+        self.rebalance.as_ref().and_then(Rebalancing::streaming_to)
+    }
+
+    /// This node's era: twice its map's epoch, one less while it moves to that epoch (the old
+    /// map still serving); the coordinator's is its next map's during a rebalance. Writes carry
+    /// the writer's era and a replica refuses one from an earlier era: an owner that has not
+    /// learned of a handover cannot land writes on replicas that have.
+    pub fn era(&self, storage: &Storage) -> u64 {
+        if let Some(next) = self.moving_to() {
+            return next.epoch() * 2 - 1;
+        }
+        storage.era()
     }
 
     fn req(&mut self) -> u64 {
         self.next_req += 1;
         self.next_req
     }
-}
 
-/// Who asked for an operation and must hear the answer: a client and its request number
-/// (`None`: a scenario command on the coordinator, answered in the notes only).
-pub(crate) type Asker = Option<(NodeId, u64)>;
-
-#[derive(Clone, Debug, Hash)]
-struct WriteOp {
-    client: Asker,
-    key: String,
-    data: Versioned,
-    /// Home sets that must each reach W: one normally, old and new during a rebalance.
-    quorums: Vec<Vec<NodeId>>,
-    targets: Vec<NodeId>,
-    acked: BTreeSet<NodeId>,
-    /// Stand-in -> the home it keeps the write for.
-    standins: BTreeMap<NodeId, NodeId>,
-    /// Homes whose stand-in acked (counted only under a sloppy quorum).
-    covered: BTreeMap<NodeId, NodeId>,
-    /// A node whose ack is required besides the quorums: the key's next owner while a client
-    /// write runs during a rebalance, so the owner-to-be holds every version it will number
-    /// after.
-    must: Option<NodeId>,
-    /// Sent to `must` only so far: the others get it once `must` has kept it.
-    gated: bool,
-    /// Nodes in placement order past the homes, where stand-ins are picked.
-    walk: Vec<NodeId>,
-    confirmed: bool,
-    round: u8,
-}
-
-impl WriteOp {
-    /// The `Store` of this write, request `req`, at the writer's `era` (to a stand-in for
-    /// `hint_for`, if any).
-    fn store(&self, req: u64, era: u64, hint_for: Option<NodeId>) -> RingMsg {
-        RingMsg::Store {
-            req,
-            key: self.key.clone(),
-            data: self.data.clone(),
-            hint_for,
-            repair: false,
-            era,
-        }
-    }
-}
-
-#[derive(Clone, Debug, Hash)]
-struct ReadOp {
-    client: Asker,
-    key: String,
-    /// A version read: the value of the client's write that waits for it, and the epoch of the
-    /// map read by (`None`: an ordinary read).
-    then_write: Option<(String, u64)>,
-    homes: Vec<NodeId>,
-    replies: BTreeMap<NodeId, u64>,
-    best: Option<Versioned>,
-    repaired: BTreeMap<NodeId, u64>,
-    answered: bool,
-}
-
-#[derive(Clone, Debug, Hash)]
-pub(crate) struct Rebalancing {
-    pub(crate) next: Map,
-    started: Instant,
-    waiting: BTreeSet<NodeId>,
-    participants: Vec<NodeId>,
-    moved_keys: u64,
-    moved_bytes: u64,
-    /// The data set as the sources report it: keys and bytes each was the first home of.
-    owned: (u64, u64),
-    /// The copies the change required, as the first old homes report them.
-    required: (u64, u64),
-    /// The fair share is RF/`share` of the data set.
-    share: u64,
-    /// Once the streams are done: the nodes that have not acknowledged `Cleanup`.
-    cleaning: Option<BTreeSet<NodeId>>,
-}
-
-#[derive(Clone, Debug, Hash)]
-struct LoadGen {
-    keys: u32,
-    ops: u32,
-    every_ms: u64,
-    done: u32,
-}
-
-impl RingNode {
-    fn timeout(&self) -> Duration {
-        Duration::from_millis(self.cfg.rpc_timeout_ms)
-    }
-
-    pub(crate) fn names_of(&self, ids: &[NodeId]) -> Vec<String> {
-        ids.iter().map(|&id| self.name_of(id)).collect()
-    }
-
-    pub(crate) fn coord_start(&mut self, ctx: &mut Context<'_, Self>) {
-        if self.coord.as_ref().is_some_and(|c| c.rebalance.is_some()) {
-            ctx.set_timer(RingTimer::RebalanceRetry, self.timeout());
-        }
-        if self.is_main() && !self.cfg.clients.is_empty() && self.map.epoch() > 0 {
-            ctx.set_timer(RingTimer::MapPush, self.timeout());
+    /// Coordinator traffic from `from`: replicas' and sources' answers, a client's request,
+    /// and the clients' acks of the map.
+    pub fn on_message<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &mut Storage,
+        from: NodeId,
+        msg: RingMsg,
+    ) {
+        match msg {
+            RingMsg::StoreAck { req, hinted } => {
+                self.on_store_ack(ctx, env, storage, from, req, hinted);
+            }
+            RingMsg::ReadReply { req, data, moved } => {
+                if moved {
+                    self.on_moved_reply(ctx, storage, from, req);
+                } else {
+                    self.on_read_reply(ctx, env, storage, from, req, data);
+                }
+            }
+            RingMsg::StreamDone {
+                epoch,
+                keys,
+                bytes,
+                owned,
+                required,
+            } => {
+                let report = StreamReport {
+                    epoch,
+                    sent: (keys, bytes).into(),
+                    owned: owned.into(),
+                    required: required.into(),
+                };
+                self.on_stream_done(ctx, env, storage, from, report);
+            }
+            RingMsg::CleanupAck { epoch } => self.on_cleanup_ack(ctx, env, storage, from, epoch),
+            RingMsg::Request { id, key, value } => {
+                let asker = ClientRequest { client: from, id };
+                self.on_request(ctx, env, storage, asker, key, value);
+            }
+            RingMsg::MapAck { epoch } => self.on_map_ack(storage.map(), from, epoch),
+            // Not coordinator traffic: the node routes it to the storage or drops it.
+            _ => {}
         }
     }
 
-    pub(crate) fn coord_command(&mut self, ctx: &mut Context<'_, Self>, command: RingCommand) {
-        if !self.is_main() {
+    /// After a restart: the rebalance's retries, and the coordinator's push of the map.
+    pub fn on_start<A: RingActor>(&mut self, ctx: &mut Context<'_, A>, env: &Env, map: &Map) {
+        if self.rebalance.is_some() {
+            ctx.set_timer(RingTimer::RebalanceRetry, env.timeout());
+        }
+        if env.is_main() && !env.cfg.clients.is_empty() && map.epoch() > 0 {
+            ctx.set_timer(RingTimer::MapPush, env.timeout());
+        }
+    }
+
+    /// A scenario's command (the coordinator's only).
+    pub fn on_command<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
+        command: RingCommand,
+    ) {
+        if !env.is_main() {
             return;
         }
         match command {
-            RingCommand::Put { key, value } => self.put(ctx, key, value),
-            RingCommand::Get { key } => self.get(ctx, key),
-            RingCommand::Join(name) => self.change(ctx, &name, true),
-            RingCommand::Leave(name) => self.change(ctx, &name, false),
+            RingCommand::Put { key, value } => self.put(ctx, env, storage, key, value),
+            RingCommand::Get { key } => self.get(ctx, env, storage, key),
+            RingCommand::Join(name) => self.change(ctx, env, storage, &name, true),
+            RingCommand::Leave(name) => self.change(ctx, env, storage, &name, false),
             RingCommand::Load {
                 keys,
                 ops,
                 every_ms,
             } => {
-                let c = self.coord.as_mut().expect("coordinator");
-                c.load = Some(LoadGen {
-                    keys: keys.max(1),
-                    ops,
-                    every_ms,
-                    done: 0,
-                });
-                self.on_load_tick(ctx);
+                self.load = Some(Load::new(keys, ops, every_ms));
+                self.on_load_tick(ctx, env, storage);
             }
         }
     }
 
-    // ----- writes ---------------------------------------------------------------------------
-
-    /// A scenario's write on the coordinator: its map's homes, and the next map's during a
-    /// rebalance; then, under the dynamic scheme, a split if the key's range grew too big.
-    fn put(&mut self, ctx: &mut Context<'_, Self>, key: String, value: String) {
-        let next = self.coord.as_ref().and_then(|c| c.moving_to()).cloned();
-        let map = self.map.clone();
-        self.start_write(ctx, (key, value), &map, next.as_ref(), None, None);
-        self.maybe_split(ctx);
-    }
-
-    /// Starts a write of `key = value` to its homes in `map` (and in `next`, W acks in each),
-    /// numbered one past the newest version this node gave or holds.
-    pub(crate) fn start_write(
+    /// The next operation of the coordinator's load.
+    pub fn on_load_tick<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        (key, value): (String, String),
-        map: &Map,
-        next: Option<&Map>,
-        must: Option<NodeId>,
-        client: Asker,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
     ) {
-        let homes = map.homes(&key);
-        let next_homes = next.map(|m| m.homes(&key));
-        let walk = next.unwrap_or(map).walk(&key, self.names.len());
-        let held = self.store.get(&key).map_or(0, |d| d.version);
-        let c = self.coord.as_mut().expect("coordinator");
-        let req = c.req();
-        let slot = c.versions.entry(key.clone()).or_insert((0, 0));
-        slot.0 = slot.0.max(held) + 1;
-        let data = Versioned {
-            version: slot.0,
-            value,
+        let Some(load) = self.load.as_mut() else {
+            return;
         };
-        slot.1 = Entry {
-            key: key.clone(),
-            data: data.clone(),
+        let Some(op) = load.next_op() else { return };
+        if load.more() {
+            ctx.set_timer(RingTimer::Load, load.every());
         }
-        .bytes();
-        let mut targets = homes.clone();
-        let mut quorums = vec![homes];
-        if let Some(next) = next_homes {
-            targets.extend(next.iter().filter(|n| !quorums[0].contains(n)));
-            quorums.push(next);
-        }
-        if let Some(m) = must
-            && !targets.contains(&m)
-        {
-            targets.push(m);
-        }
-        ctx.note(RingNote::WriteStarted {
-            key: key.clone(),
-            version: data.version,
-            value: data.value.clone(),
-            homes: self.names_of(&targets),
-        });
-        let era = self.era();
-        let gated = must.is_some();
-        for &to in &targets {
-            if gated && Some(to) != must {
-                continue;
-            }
-            let msg = RingMsg::Store {
-                req,
-                key: key.clone(),
-                data: data.clone(),
-                hint_for: None,
-                repair: false,
-                era,
-            };
-            ctx.send(to, msg);
-        }
-        let op = WriteOp {
-            client,
-            key,
-            data,
-            quorums,
-            targets,
-            acked: BTreeSet::new(),
-            standins: BTreeMap::new(),
-            covered: BTreeMap::new(),
-            must,
-            gated,
-            walk,
-            confirmed: false,
-            round: 0,
-        };
-        self.coord
-            .as_mut()
-            .expect("coordinator")
-            .writes
-            .insert(req, op);
-        ctx.set_timer(RingTimer::Request(req), self.timeout());
-    }
-
-    /// The map moves to `next` while writes are in flight: each is also sent to its new homes
-    /// and needs W acks there too, so no write sent under the old map misses the stream.
-    pub(crate) fn extend_writes(&mut self, ctx: &mut Context<'_, Self>, next: &Map) {
-        let nodes = self.names.len();
-        let era = self.era();
-        let Some(c) = self.coord.as_mut() else { return };
-        for (&req, op) in c.writes.iter_mut() {
-            let homes = next.homes(&op.key);
-            for &to in &homes {
-                if op.targets.contains(&to) {
-                    continue;
-                }
-                op.targets.push(to);
-                if !op.gated {
-                    ctx.send(to, op.store(req, era, None));
-                }
-            }
-            if !op.quorums.contains(&homes) {
-                op.quorums.push(homes);
-            }
-            op.walk = next.walk(&op.key, nodes);
+        match op.value {
+            Some(value) => self.put(ctx, env, storage, op.key, value),
+            None => self.get(ctx, env, storage, op.key),
         }
     }
 
-    pub(crate) fn on_store_ack(
+    /// Request `req` has waited a timeout: a write moves to its next round, a read fails.
+    pub fn on_request_timeout<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
         req: u64,
-        hinted: bool,
     ) {
-        let w = self.cfg.w as usize;
-        let standins_count = self.cfg.standins_count();
-        let era = self.era();
-        let Some(c) = self.coord.as_mut() else { return };
-        let Some(op) = c.writes.get_mut(&req) else {
-            return;
-        };
-        if op.gated && !hinted && op.must == Some(from) {
-            // The next owner kept it: now the other homes.
-            op.gated = false;
-            for &to in op.targets.iter().filter(|&&t| t != from) {
-                ctx.send(to, op.store(req, era, None));
-            }
-        }
-        if hinted {
-            let Some(&home) = op.standins.get(&from) else {
-                return;
-            };
-            op.covered.insert(home, from);
-        } else {
-            op.acked.insert(from);
-        }
-        if op.confirmed {
+        if self.writes.contains_key(&req) {
+            self.write_timeout(ctx, env, storage, req);
             return;
         }
-        let counts = |home: &NodeId| {
-            op.acked.contains(home) || (standins_count && op.covered.contains_key(home))
-        };
-        if !op
-            .quorums
-            .iter()
-            .all(|q| q.iter().filter(|h| counts(h)).count() >= w)
-            || op.must.is_some_and(|m| !op.acked.contains(&m))
-        {
-            return;
-        }
-        op.confirmed = true;
-        if let Some((client, id)) = op.client {
-            let reply = RingMsg::Reply {
-                id,
-                ok: true,
-                version: op.data.version,
-                value: String::new(),
-            };
-            ctx.send(client, reply);
-        }
-        let mut by = Vec::new();
-        let mut standins = Vec::new();
-        for home in &op.targets {
-            if op.acked.contains(home) {
-                by.push(*home);
-            } else if standins_count && let Some(&s) = op.covered.get(home) {
-                by.push(s);
-                standins.push(s);
-            }
-        }
-        let note = RingNote::Acked {
-            key: op.key.clone(),
-            version: op.data.version,
-            value: op.data.value.clone(),
-            by: by
-                .iter()
-                .map(|&id| self.names[id.index()].clone())
-                .collect(),
-            standins: standins
-                .iter()
-                .map(|&id| self.names[id.index()].clone())
-                .collect(),
-        };
-        ctx.note(note);
-        let done = op.acked.len() == op.targets.len();
-        if done {
-            c.writes.remove(&req);
-            ctx.cancel_timer(RingTimer::Request(req));
+        if let Some(op) = self.reads.remove(&req) {
+            op.time_out(ctx, env, req);
         }
     }
 
-    /// First timeout: a stand-in for every silent home. Second: the write failed if not
-    /// confirmed by then.
-    fn write_timeout(&mut self, ctx: &mut Context<'_, Self>, req: u64) {
-        let w = self.cfg.w;
-        let rf = self.cfg.rf as usize;
-        let era = self.era();
-        let Some(c) = self.coord.as_mut() else { return };
-        let Some(op) = c.writes.get_mut(&req) else {
-            return;
-        };
-        op.round += 1;
-        if op.round == 1 && op.gated {
-            // The next owner has not kept it: nothing else is sent (it fails next round).
-            ctx.set_timer(RingTimer::Request(req), self.timeout());
-            return;
-        }
-        if op.round == 1 {
-            let silent: Vec<NodeId> = op
-                .targets
-                .iter()
-                .filter(|t| !op.acked.contains(t))
-                .copied()
-                .collect();
-            let mut spare = op
-                .walk
-                .clone()
-                .into_iter()
-                .skip(rf)
-                .filter(|n| !op.targets.contains(n));
-            let mut notes = Vec::new();
-            for home in silent {
-                let Some(standin) = spare.next() else { break };
-                op.standins.insert(standin, home);
-                notes.push((home, standin));
-                ctx.send(standin, op.store(req, era, Some(home)));
-            }
-            let (key, version) = (op.key.clone(), op.data.version);
-            for (home, standin) in notes {
-                ctx.note(RingNote::HintSent {
-                    key: key.clone(),
-                    version,
-                    home: self.names[home.index()].clone(),
-                    standin: self.names[standin.index()].clone(),
-                });
-            }
-            ctx.set_timer(RingTimer::Request(req), self.timeout());
-            return;
-        }
-        let op = c.writes.remove(&req).expect("present");
-        if !op.confirmed {
-            if let Some((client, id)) = op.client {
-                let reply = RingMsg::Reply {
-                    id,
-                    ok: false,
-                    version: op.data.version,
-                    value: String::new(),
-                };
-                ctx.send(client, reply);
-            }
-            let acks = op.quorums[0]
-                .iter()
-                .filter(|h| op.acked.contains(h))
-                .count() as u32;
-            ctx.note(RingNote::WriteFailed {
-                key: op.key,
-                version: op.data.version,
-                acks,
-                needed: w,
-            });
-        }
+    // ----- what an owner knows of its keys (see `serve`) -------------------------------------
+
+    /// The epoch from which this owner knows `key`'s latest version, if it does.
+    pub fn known_since(&self, key: &str) -> Option<u64> {
+        self.known.get(key).copied()
     }
 
-    // ----- reads ----------------------------------------------------------------------------
-
-    fn get(&mut self, ctx: &mut Context<'_, Self>, key: String) {
-        let homes = self.map.homes(&key);
-        self.start_read(ctx, key, homes, None, None);
+    /// This owner knows `key`'s latest version at `epoch`.
+    pub fn know(&mut self, key: &str, epoch: u64) {
+        self.known.insert(key.to_string(), epoch);
     }
 
-    /// Starts a read of `key` from `homes`, answered at R replies; with `then_write`, a
-    /// version read whose answer numbers the client's write instead (see `serve`).
-    pub(crate) fn start_read(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        key: String,
-        homes: Vec<NodeId>,
-        client: Asker,
-        then_write: Option<(String, u64)>,
-    ) {
-        let c = self.coord.as_mut().expect("coordinator");
-        let req = c.req();
-        if then_write.is_none() {
-            ctx.note(RingNote::ReadStarted {
-                req,
-                key: key.clone(),
-            });
-        }
-        for &to in &homes {
-            ctx.send(
-                to,
-                RingMsg::Read {
-                    req,
-                    key: key.clone(),
-                },
-            );
-        }
-        c.reads.insert(
-            req,
-            ReadOp {
-                client,
-                key,
-                then_write,
-                homes,
-                replies: BTreeMap::new(),
-                best: None,
-                repaired: BTreeMap::new(),
-                answered: false,
-            },
-        );
-        ctx.set_timer(RingTimer::Request(req), self.timeout());
+    /// A version read of `key` at `epoch` saw `version` as the newest: number past it, and
+    /// know the key from that epoch on (or from a later one already known).
+    pub fn learn(&mut self, key: &str, version: u64, epoch: u64) {
+        let slot = self.versions.entry(key.to_string()).or_default();
+        slot.version = slot.version.max(version);
+        let known = self.known.entry(key.to_string()).or_insert(epoch);
+        *known = (*known).max(epoch);
     }
 
-    pub(crate) fn on_read_reply(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        req: u64,
-        data: Option<Versioned>,
-        moved: bool,
-    ) {
-        let r = self.cfg.r as usize;
-        let names = self.names.clone();
-        let era = self.era();
-        let homes_now = self
-            .coord
-            .as_ref()
-            .and_then(|c| c.reads.get(&req))
-            .map(|op| self.map.homes(&op.key));
-        let mut resume = None;
-        let Some(c) = self.coord.as_mut() else { return };
-        let Some(op) = c.reads.get_mut(&req) else {
-            return;
-        };
-        if !op.homes.contains(&from) || op.replies.contains_key(&from) {
-            return;
-        }
-        if moved {
-            // The replica cleaned up after a move this read started before: ask the key's
-            // homes in this node's newer map instead (if it has one; else the reply is not
-            // counted and the read times out).
-            let Some(homes) = homes_now.filter(|h| *h != op.homes) else {
-                return;
-            };
-            if op.answered {
-                return;
-            }
-            op.homes = homes;
-            op.replies.clear();
-            op.best = None;
-            op.repaired.clear();
-            for &to in &op.homes {
-                let msg = RingMsg::Read {
-                    req,
-                    key: op.key.clone(),
-                };
-                ctx.send(to, msg);
-            }
-            return;
-        }
-        let version = data.as_ref().map_or(0, |d| d.version);
-        op.replies.insert(from, version);
-        if let Some(d) = data
-            && op.best.as_ref().is_none_or(|b| b.version < d.version)
-        {
-            op.best = Some(d);
-        }
-        if !op.answered && op.replies.len() >= r && op.then_write.is_some() {
-            op.answered = true;
-            let version = op.best.as_ref().map_or(0, |b| b.version);
-            let from = op.replies.keys().map(|id| names[id.index()].clone());
-            ctx.note(RingNote::VersionRead {
-                key: op.key.clone(),
-                version,
-                from: from.collect(),
-            });
-            resume = op.client.zip(op.then_write.clone()).map(|a| (a, version));
-        }
-        if !op.answered && op.replies.len() >= r {
-            op.answered = true;
-            let best = op.best.clone();
-            if let Some((client, id)) = op.client {
-                let reply = RingMsg::Reply {
-                    id,
-                    ok: true,
-                    version: best.as_ref().map_or(0, |b| b.version),
-                    value: best.as_ref().map_or(String::new(), |b| b.value.clone()),
-                };
-                ctx.send(client, reply);
-            }
-            ctx.note(RingNote::ReadResult {
-                req,
-                key: op.key.clone(),
-                version: best.as_ref().map_or(0, |b| b.version),
-                value: best.map_or(String::new(), |b| b.value),
-                from: op
-                    .replies
-                    .keys()
-                    .map(|id| names[id.index()].clone())
-                    .collect(),
-            });
-        }
-        // Read repair: every replica that answered older than the newest seen gets the newest.
-        if op.answered
-            && let Some(best) = op.best.clone()
-        {
-            let stale: Vec<(NodeId, u64)> = op
-                .replies
-                .iter()
-                .filter(|&(n, &v)| {
-                    v < best.version && op.repaired.get(n).is_none_or(|&s| s < best.version)
-                })
-                .map(|(&n, &v)| (n, v))
-                .collect();
-            for (node, had) in stale {
-                op.repaired.insert(node, best.version);
-                ctx.note(RingNote::Repairing {
-                    key: op.key.clone(),
-                    node: names[node.index()].clone(),
-                    had,
-                    version: best.version,
-                });
-                ctx.send(
-                    node,
-                    RingMsg::Store {
-                        req,
-                        key: op.key.clone(),
-                        data: best.clone(),
-                        hint_for: None,
-                        repair: true,
-                        era,
-                    },
-                );
-            }
-        }
-        let key = op.key.clone();
-        if op.replies.len() == op.homes.len() {
-            c.reads.remove(&req);
-            ctx.cancel_timer(RingTimer::Request(req));
-        }
-        if let Some((((client, id), (value, epoch)), version)) = resume {
-            self.resume_write(ctx, (client, id), (key, value), (epoch, version));
-        }
-    }
-
-    pub(crate) fn on_request_timeout(&mut self, ctx: &mut Context<'_, Self>, req: u64) {
-        let Some(c) = self.coord.as_mut() else { return };
-        if c.writes.contains_key(&req) {
-            self.write_timeout(ctx, req);
-            return;
-        }
-        let Some(op) = c.reads.remove(&req) else {
-            return;
-        };
-        if !op.answered {
-            if let Some((client, id)) = op.client {
-                let reply = RingMsg::Reply {
-                    id,
-                    ok: false,
-                    version: 0,
-                    value: String::new(),
-                };
-                ctx.send(client, reply);
-            }
-            ctx.note(RingNote::ReadFailed {
-                req,
-                key: op.key,
-                got: op.replies.len() as u32,
-                needed: self.cfg.r,
-            });
-        }
-    }
-
-    // ----- load -----------------------------------------------------------------------------
-
-    pub(crate) fn on_load_tick(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(load) = self.coord.as_mut().and_then(|c| c.load.as_mut()) else {
-            return;
-        };
-        if load.done >= load.ops {
-            return;
-        }
-        let i = load.done;
-        load.done += 1;
-        let (keys, every) = (load.keys, load.every_ms);
-        if load.done < load.ops {
-            ctx.set_timer(RingTimer::Load, Duration::from_millis(every));
-        }
-        match load_op(i, keys) {
-            (key, Some(value)) => self.put(ctx, key, value),
-            (key, None) => self.get(ctx, key),
-        }
-    }
-
-    // ----- membership -----------------------------------------------------------------------
-
-    fn change(&mut self, ctx: &mut Context<'_, Self>, name: &str, join: bool) {
-        let what = if join { "join" } else { "leave" };
-        let refuse = |ctx: &mut Context<'_, Self>, reason: String| {
-            ctx.note(RingNote::Refused {
-                command: format!("{what} {name}"),
-                reason,
-            });
-        };
-        let Some(pos) = self.names.iter().position(|n| n == name) else {
-            return refuse(ctx, "no such node".into());
-        };
-        let id = NodeId(pos as u32);
-        if id == self.coordinator() {
-            return refuse(ctx, "the coordinator stores nothing".into());
-        }
-        if self.coord.as_ref().is_some_and(|c| c.rebalance.is_some()) {
-            return refuse(
-                ctx,
-                "a rebalance is in progress; one change at a time".into(),
-            );
-        }
-        if join == self.map.is_member(id) {
-            let why = if join {
-                "already on the ring"
-            } else {
-                "not on the ring"
-            };
-            return refuse(ctx, why.into());
-        }
-        if !join && self.map.members().len() <= self.cfg.rf as usize {
-            return refuse(
-                ctx,
-                format!("the ring would have fewer than RF = {} nodes", self.cfg.rf),
-            );
-        }
-        let change = if join {
-            Change::Join(id)
-        } else {
-            Change::Leave(id)
-        };
-        let next = self.map.after(change);
-        let epoch = next.epoch();
-        ctx.note(RingNote::OwnershipChanged {
-            epoch,
-            change: format!("{what} {name}"),
-            node: name.to_string(),
-            members: self.names_of(&next.members()),
-        });
-        // The even share: the new node's fair share of the copies (a join), or the leaver's.
-        let share = if join {
-            next.members().len()
-        } else {
-            self.map.members().len()
-        } as u64;
-        self.begin(ctx, next, share);
-    }
-
-    /// Starts moving to `next`: tells the nodes of both maps, sends writes in flight to their
-    /// new homes too, and waits for every source; the move is reported against RF/`share` of
-    /// the data (one node's even share).
-    pub(crate) fn begin(&mut self, ctx: &mut Context<'_, Self>, next: Map, share: u64) {
-        let mut participants = self.map.members();
-        participants.extend(next.members());
-        participants.sort();
-        participants.dedup();
-        let (epoch, change) = (next.epoch(), next.last_change());
-        for &to in &participants {
-            ctx.send(to, RingMsg::Rebalance { epoch, change });
-        }
-        ctx.set_timer(
-            RingTimer::RebalanceRetry,
-            Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
-        );
-        let c = self.coord.as_mut().expect("coordinator");
-        c.rebalance = Some(Rebalancing {
-            next: next.clone(),
-            started: ctx.now(),
-            waiting: participants.iter().copied().collect(),
-            participants,
-            moved_keys: 0,
-            moved_bytes: 0,
-            owned: (0, 0),
-            required: (0, 0),
-            share,
-            cleaning: None,
-        });
-        self.extend_writes(ctx, &next);
-    }
-
-    pub(crate) fn on_rebalance_retry(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(r) = self.coord.as_ref().and_then(|c| c.rebalance.as_ref()) else {
-            return;
-        };
-        let epoch = r.next.epoch();
-        let change = r.next.last_change();
-        if let Some(cleaning) = &r.cleaning {
-            for &to in cleaning {
-                ctx.send(to, RingMsg::Cleanup { epoch });
-            }
-        } else {
-            for &to in &r.waiting {
-                ctx.send(to, RingMsg::Rebalance { epoch, change });
-            }
-        }
-        ctx.set_timer(
-            RingTimer::RebalanceRetry,
-            Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
-        );
-    }
-
-    pub(crate) fn on_stream_done(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        epoch: u64,
-        (keys, bytes): (u64, u64),
-        (owned, required): ((u64, u64), (u64, u64)),
-    ) {
-        let Some(c) = self.coord.as_mut() else { return };
-        let Some(r) = c.rebalance.as_mut() else {
-            return;
-        };
-        if r.next.epoch() != epoch || r.cleaning.is_some() || !r.waiting.remove(&from) {
-            return;
-        }
-        r.moved_keys += keys;
-        r.moved_bytes += bytes;
-        r.owned = (r.owned.0 + owned.0, r.owned.1 + owned.1);
-        r.required = (r.required.0 + required.0, r.required.1 + required.1);
-        if !r.waiting.is_empty() {
-            return;
-        }
-        let rf = u64::from(self.cfg.rf);
-        ctx.note(RingNote::RebalanceDone {
-            epoch,
-            moved_keys: r.moved_keys,
-            moved_bytes: r.moved_bytes,
-            required_keys: r.required.0,
-            required_bytes: r.required.1,
-            share_keys: r.owned.0 * rf / r.share,
-            share_bytes: r.owned.1 * rf / r.share,
-            took_ms: ctx.now().saturating_since(r.started).as_millis(),
-        });
-        // Every new home holds every version the old homes held: reads switch, and the nodes
-        // may drop what they no longer home. The rebalance lasts until all of them say so.
-        for &to in &r.participants {
-            ctx.send(to, RingMsg::Cleanup { epoch });
-        }
-        r.cleaning = Some(r.participants.iter().copied().collect());
-        self.map = r.next.clone();
-        c.map_acks.clear();
-        if !self.cfg.clients.is_empty() {
-            ctx.set_timer(
-                RingTimer::MapPush,
-                Duration::from_millis(self.cfg.map_delay_ms),
-            );
-        }
-    }
-
-    /// A node cleaned up after `epoch`; when all have, the next change may start.
-    pub(crate) fn on_cleanup_ack(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, epoch: u64) {
-        let Some(c) = self.coord.as_mut() else { return };
-        let Some(r) = c.rebalance.as_mut() else {
-            return;
-        };
-        let Some(cleaning) = r.cleaning.as_mut() else {
-            return;
-        };
-        if r.next.epoch() != epoch || !cleaning.remove(&from) || !cleaning.is_empty() {
-            return;
-        }
-        c.rebalance = None;
-        ctx.cancel_timer(RingTimer::RebalanceRetry);
-        self.maybe_split(ctx);
-    }
-
-    /// `map_delay_ms` after a rebalance: the clients get the map in force, and again every
-    /// four timeouts until each has acknowledged it.
-    pub(crate) fn on_map_push(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(c) = self.coord.as_ref() else { return };
-        let log = self.map.log().to_vec();
-        let mut pending = false;
-        for i in self.cfg.coordinator_index() + 1..self.names.len() {
-            let to = NodeId(i as u32);
-            if c.map_acks.contains(&to) {
-                continue;
-            }
-            pending = true;
-            ctx.send(to, RingMsg::MapUpdate { log: log.clone() });
-        }
-        if pending {
-            ctx.set_timer(
-                RingTimer::MapPush,
-                Duration::from_millis(self.cfg.rpc_timeout_ms * 4),
-            );
-        }
-    }
-
-    /// A client holds the map of `epoch`.
-    pub(crate) fn on_map_ack(&mut self, from: NodeId, epoch: u64) {
-        let current = self.map.epoch();
-        if let Some(c) = self.coord.as_mut()
-            && epoch == current
-        {
-            c.map_acks.insert(from);
-        }
+    /// Every key this coordinator numbered, with its entry's size in bytes (see `split`).
+    pub fn sizes(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.versions.iter().map(|(k, i)| (k.as_str(), i.bytes))
     }
 }

@@ -87,110 +87,164 @@ pub fn check(
             key,
             value,
             version,
-        } => {
-            let last = notes(outcome)
-                .filter_map(|(_, n)| match n {
-                    RingNote::ReadResult {
-                        key: k,
-                        value,
-                        version,
-                        ..
-                    } if k == key => Some((value.clone(), *version)),
-                    _ => None,
-                })
-                .last();
-            match last {
-                Some((v, n)) if v == *value && n == *version => {
-                    Ok(format!("the last read of {key} returned ('{v}', {n})"))
-                }
-                Some((v, n)) => Err(format!(
-                    "expected the last read of {key} to return ('{value}', {version}), but it returned ('{v}', {n})"
-                )),
-                None => Err(format!("expected a read of {key}, but none finished")),
-            }
+        } => last_read(outcome, key, value, *version),
+        RingExpect::Acked { key, version } => acked(outcome, key, *version),
+        RingExpect::HintDelivered { key, to } => hint_delivered(outcome, key, to),
+        RingExpect::Holds { node, key, version } => holds(outcome, node, key, *version),
+        RingExpect::Rebalanced => rebalanced(outcome),
+        RingExpect::Redirected { client, at_least } => redirected(outcome, client, *at_least),
+        RingExpect::MapLearned { client, epoch } => map_learned(outcome, client, *epoch),
+        RingExpect::Splits { at_least } => splits(outcome, *at_least),
+    }
+}
+
+/// `Read`: the last read of `key` returned `value` at `version`.
+fn last_read(
+    outcome: &Outcome<'_, RingNode>,
+    key: &str,
+    value: &str,
+    version: u64,
+) -> Result<String, String> {
+    let last = notes(outcome)
+        .filter_map(|(_, n)| match n {
+            RingNote::ReadResult {
+                key: k,
+                value,
+                version,
+                ..
+            } if k == key => Some((value.clone(), *version)),
+            _ => None,
+        })
+        .last();
+    match last {
+        Some((v, n)) if v == value && n == version => {
+            Ok(format!("the last read of {key} returned ('{v}', {n})"))
         }
-        RingExpect::Acked { key, version } => {
-            let found = notes(outcome).any(|(_, n)| {
-                matches!(n, RingNote::Acked { key: k, version: v, .. } if k == key && v == version)
-            });
-            if found {
-                Ok(format!("{key} v{version} confirmed"))
-            } else {
-                Err(format!("expected {key} v{version} confirmed, but it was not"))
-            }
-        }
-        RingExpect::HintDelivered { key, to } => {
-            let found = notes(outcome).find_map(|(_, n)| match n {
-                RingNote::HintDelivered {
-                    key: k,
-                    home,
-                    standin,
-                    version,
-                } if k == key && home == to => Some((standin.clone(), *version)),
-                _ => None,
-            });
-            match found {
-                Some((s, v)) => Ok(format!("{s} handed {key} v{v} to {to}")),
-                None => Err(format!("expected a hint for {key} handed to {to}, but none was")),
-            }
-        }
-        RingExpect::Holds { node, key, version } => {
-            let Some(actor) = outcome.actor(node) else {
-                return Err(format!("expected node {node}, but there is no such node"));
-            };
-            let got = actor.stored(key).map_or(0, |d| d.version);
-            if got == *version {
-                Ok(format!("{node} holds {key} v{version}"))
-            } else {
-                Err(format!("expected {node} to hold {key} v{version}, but it holds v{got}"))
-            }
-        }
-        RingExpect::Rebalanced => notes(outcome)
-            .find_map(|(_, n)| match n {
-                RingNote::RebalanceDone {
-                    epoch,
-                    moved_keys,
-                    moved_bytes,
-                    required_bytes,
-                    ..
-                } => Some(format!(
-                    "epoch {epoch} rebalanced: {moved_keys} key copies, {moved_bytes} bytes sent ({required_bytes} bytes required)"
-                )),
-                _ => None,
-            })
-            .ok_or_else(|| "expected a rebalance to finish, but none did".into()),
-        RingExpect::Redirected { client, at_least } => {
-            let got = notes(outcome)
-                .filter(|(_, n)| matches!(n, RingNote::Redirected { client: c, .. } if c == client))
-                .count() as u32;
-            if got >= *at_least {
-                Ok(format!("{client} was redirected {got} times"))
-            } else {
-                Err(format!(
-                    "expected {client} redirected at least {at_least} times, but it was {got} times"
-                ))
-            }
-        }
-        RingExpect::MapLearned { client, epoch } => {
-            let found = notes(outcome).any(|(_, n)| {
-                matches!(n, RingNote::MapLearned { client: c, epoch: e } if c == client && e == epoch)
-            });
-            if found {
-                Ok(format!("{client} learned the map of epoch {epoch}"))
-            } else {
-                Err(format!("expected {client} to learn the map of epoch {epoch}, but it did not"))
-            }
-        }
-        RingExpect::Splits { at_least } => {
-            let got = notes(outcome)
-                .filter(|(_, n)| matches!(n, RingNote::Split { .. }))
-                .count() as u32;
-            if got >= *at_least {
-                Ok(format!("{got} ranges split"))
-            } else {
-                Err(format!("expected at least {at_least} splits, but there were {got}"))
-            }
-        }
+        Some((v, n)) => Err(format!(
+            "expected the last read of {key} to return ('{value}', {version}), but it returned ('{v}', {n})"
+        )),
+        None => Err(format!("expected a read of {key}, but none finished")),
+    }
+}
+
+/// `Acked`: `key` `version` was confirmed.
+fn acked(outcome: &Outcome<'_, RingNode>, key: &str, version: u64) -> Result<String, String> {
+    let found = notes(outcome).any(|(_, n)| {
+        matches!(n, RingNote::Acked { key: k, version: v, .. } if k == key && *v == version)
+    });
+    if found {
+        Ok(format!("{key} v{version} confirmed"))
+    } else {
+        Err(format!(
+            "expected {key} v{version} confirmed, but it was not"
+        ))
+    }
+}
+
+/// `HintDelivered`: a hint for `key` was handed to `to`.
+fn hint_delivered(outcome: &Outcome<'_, RingNode>, key: &str, to: &str) -> Result<String, String> {
+    let found = notes(outcome).find_map(|(_, n)| match n {
+        RingNote::HintDelivered {
+            key: k,
+            home,
+            standin,
+            version,
+        } if k == key && home == to => Some((standin.clone(), *version)),
+        _ => None,
+    });
+    match found {
+        Some((s, v)) => Ok(format!("{s} handed {key} v{v} to {to}")),
+        None => Err(format!(
+            "expected a hint for {key} handed to {to}, but none was"
+        )),
+    }
+}
+
+/// `Holds`: at the end `node` stores `key` at `version` (0: not at all).
+fn holds(
+    outcome: &Outcome<'_, RingNode>,
+    node: &str,
+    key: &str,
+    version: u64,
+) -> Result<String, String> {
+    let Some(actor) = outcome.actor(node) else {
+        return Err(format!("expected node {node}, but there is no such node"));
+    };
+    let got = actor.stored(key).map_or(0, |d| d.version);
+    if got == version {
+        Ok(format!("{node} holds {key} v{version}"))
+    } else {
+        Err(format!(
+            "expected {node} to hold {key} v{version}, but it holds v{got}"
+        ))
+    }
+}
+
+/// `Rebalanced`: a rebalance finished.
+fn rebalanced(outcome: &Outcome<'_, RingNode>) -> Result<String, String> {
+    notes(outcome)
+        .find_map(|(_, n)| match n {
+            RingNote::RebalanceDone {
+                epoch,
+                moved_keys,
+                moved_bytes,
+                required_bytes,
+                ..
+            } => Some(format!(
+                "epoch {epoch} rebalanced: {moved_keys} key copies, {moved_bytes} bytes sent ({required_bytes} bytes required)"
+            )),
+            _ => None,
+        })
+        .ok_or_else(|| "expected a rebalance to finish, but none did".into())
+}
+
+/// `Redirected`: `client` was redirected at least `at_least` times.
+fn redirected(
+    outcome: &Outcome<'_, RingNode>,
+    client: &str,
+    at_least: u32,
+) -> Result<String, String> {
+    let got = notes(outcome)
+        .filter(|(_, n)| matches!(n, RingNote::Redirected { client: c, .. } if c == client))
+        .count() as u32;
+    if got >= at_least {
+        Ok(format!("{client} was redirected {got} times"))
+    } else {
+        Err(format!(
+            "expected {client} redirected at least {at_least} times, but it was {got} times"
+        ))
+    }
+}
+
+/// `MapLearned`: `client` learned the map of `epoch`.
+fn map_learned(
+    outcome: &Outcome<'_, RingNode>,
+    client: &str,
+    epoch: u64,
+) -> Result<String, String> {
+    let found = notes(outcome).any(|(_, n)| {
+        matches!(n, RingNote::MapLearned { client: c, epoch: e } if c == client && *e == epoch)
+    });
+    if found {
+        Ok(format!("{client} learned the map of epoch {epoch}"))
+    } else {
+        Err(format!(
+            "expected {client} to learn the map of epoch {epoch}, but it did not"
+        ))
+    }
+}
+
+/// `Splits`: at least `at_least` ranges split.
+fn splits(outcome: &Outcome<'_, RingNode>, at_least: u32) -> Result<String, String> {
+    let got = notes(outcome)
+        .filter(|(_, n)| matches!(n, RingNote::Split { .. }))
+        .count() as u32;
+    if got >= at_least {
+        Ok(format!("{got} ranges split"))
+    } else {
+        Err(format!(
+            "expected at least {at_least} splits, but there were {got}"
+        ))
     }
 }
 

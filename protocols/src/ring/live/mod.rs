@@ -89,15 +89,23 @@
 //! 000, section 9); one coordinator orders the epochs here, and pushes the map to the clients.
 //!
 //! Files: [`config`] (settings, knobs, validation), [`map`] (the map at an epoch), [`msg`],
-//! [`node`] (storage role and the actor), [`coord`] (coordinator role), [`serve`] (owners
-//! serving clients), [`client`] (the client role), [`split`] (dynamic splits), [`notes`],
-//! [`invariants`], [`expect`], [`narrate`], [`protocol`].
+//! [`env`](mod@env) (what every role reads, and the actor bound of their handlers), the three roles,
+//! each owning its state and handlers: [`storage`] (the storage role; its stream's data in
+//! [`stream`]), [`coord`] (the quorum machine: the coordinator's, and an owner's for clients;
+//! with [`serve`], owners serving clients, and [`split`], dynamic splits) and [`client`] (the
+//! client role; its load generator, shared with the coordinator, in [`load`]); [`node`] (the
+//! actor, composing the roles and routing to them), [`notes`], [`invariants`], [`expect`],
+//! [`narrate`], [`protocol`]. No role module imports `node`, and the client imports neither
+//! other role; the quorum machine reads the storage only through the parameter its handlers
+//! take.
 
 pub mod client;
 pub mod config;
 pub mod coord;
+pub mod env;
 pub mod expect;
 pub mod invariants;
+pub mod load;
 pub mod map;
 pub mod msg;
 pub mod narrate;
@@ -106,6 +114,8 @@ pub mod notes;
 pub mod protocol;
 pub mod serve;
 pub mod split;
+pub mod storage;
+pub mod stream;
 #[cfg(test)]
 mod tests;
 

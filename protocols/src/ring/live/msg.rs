@@ -52,7 +52,7 @@ pub enum RingMsg {
         hint_for: Option<NodeId>,
         /// Whether this is read repair (no ack expected).
         repair: bool,
-        /// The writer's era (see `RingNode::era`): a replica at a later era refuses the write,
+        /// The writer's era (see `Coord::era`): a replica at a later era refuses the write,
         /// so an owner that has handed a key over cannot land writes after the handover.
         era: u64,
     },

@@ -27,6 +27,31 @@ fn via(v: Via, lang: Lang) -> &'static str {
 /// The line for one note.
 fn note_line(note: &RingNote, lang: Lang) -> String {
     use RingNote as N;
+    match note {
+        N::WriteStarted { .. } | N::Acked { .. } | N::WriteFailed { .. } => write_line(note, lang),
+        N::Stored { .. } | N::Deleted { .. } | N::HintSent { .. } | N::HintDelivered { .. } => {
+            copy_line(note, lang)
+        }
+        N::ReadStarted { .. }
+        | N::ReadResult { .. }
+        | N::VersionRead { .. }
+        | N::ReadFailed { .. }
+        | N::Repairing { .. } => read_line(note, lang),
+        N::OwnershipChanged { .. }
+        | N::Split { .. }
+        | N::Streamed { .. }
+        | N::RebalanceDone { .. } => move_line(note, lang),
+        N::Redirected { .. }
+        | N::MapLearned { .. }
+        | N::Answered { .. }
+        | N::GaveUp { .. }
+        | N::Refused { .. } => client_line(note, lang),
+    }
+}
+
+/// A write's start, confirmation or failure.
+fn write_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
     let es = lang == Lang::Es;
     match note {
         N::WriteStarted {
@@ -43,18 +68,6 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                 "escribo {key} = '{value}' v{version} en las réplicas {}",
                 homes.join(", ")
             ),
-        },
-        N::Stored {
-            key,
-            version,
-            hinted,
-            via: v,
-            ..
-        } => match (es, hinted) {
-            (false, true) => format!("keeps {key} v{version} as a hint (stand-in)"),
-            (true, true) => format!("guarda {key} v{version} como pista (suplente)"),
-            (false, false) => format!("stores {key} v{version} ({})", via(*v, lang)),
-            (true, false) => format!("guarda {key} v{version} ({})", via(*v, lang)),
         },
         N::Acked {
             key,
@@ -91,6 +104,31 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                 format!("escritura {key} v{version} FALLIDA: {acks} confirmaciones < W {needed}")
             }
         },
+        _ => unreachable!("note_line routes only these notes here"),
+    }
+}
+
+/// A copy kept or dropped, and a hint sent or delivered.
+fn copy_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
+    let es = lang == Lang::Es;
+    match note {
+        N::Stored {
+            key,
+            version,
+            hinted,
+            via: v,
+            ..
+        } => match (es, hinted) {
+            (false, true) => format!("keeps {key} v{version} as a hint (stand-in)"),
+            (true, true) => format!("guarda {key} v{version} como pista (suplente)"),
+            (false, false) => format!("stores {key} v{version} ({})", via(*v, lang)),
+            (true, false) => format!("guarda {key} v{version} ({})", via(*v, lang)),
+        },
+        N::Deleted { key, version, .. } => match es {
+            false => format!("drops {key} v{version} (no longer a replica)"),
+            true => format!("borra {key} v{version} (ya no es réplica)"),
+        },
         N::HintSent {
             key,
             version,
@@ -110,6 +148,15 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
             false => format!("hinted handoff: {home} got {key} v{version}; hint dropped"),
             true => format!("hinted handoff: {home} recibe {key} v{version}; pista borrada"),
         },
+        _ => unreachable!("note_line routes only these notes here"),
+    }
+}
+
+/// A read's start, result, failure and repairs, and an owner's version read.
+fn read_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
+    let es = lang == Lang::Es;
+    match note {
         N::ReadStarted { key, .. } => match es {
             false => format!("read {key}"),
             true => format!("leo {key}"),
@@ -168,10 +215,15 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
             false => format!("read repair: {node} had {key} v{had}, sent v{version}"),
             true => format!("repara las rezagadas: {node} tenía {key} v{had}, le envío v{version}"),
         },
-        N::Deleted { key, version, .. } => match es {
-            false => format!("drops {key} v{version} (no longer a replica)"),
-            true => format!("borra {key} v{version} (ya no es réplica)"),
-        },
+        _ => unreachable!("note_line routes only these notes here"),
+    }
+}
+
+/// A map change: its epoch, a split, the streams and the end of the move.
+fn move_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
+    let es = lang == Lang::Es;
+    match note {
         N::OwnershipChanged {
             epoch,
             change,
@@ -186,6 +238,24 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                     .replace("leave", "sale")
                     .replace("split at", "división en"),
                 members.join(", ")
+            ),
+        },
+        N::Split {
+            epoch,
+            lo,
+            hi,
+            at,
+            keys,
+            bytes,
+            limit,
+            from,
+            to,
+        } => match es {
+            false => format!(
+                "partition {lo:016x}..{hi:016x} of {from} holds {keys} keys / {bytes} bytes > {limit}: splits at {at:016x}; the upper half moves to {to} (epoch {epoch})"
+            ),
+            true => format!(
+                "la partición {lo:016x}..{hi:016x} de {from} ocupa {keys} claves / {bytes} bytes > {limit}: se divide en {at:016x}; la mitad superior pasa a {to} (época {epoch})"
             ),
         },
         N::Streamed {
@@ -218,24 +288,15 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
                 "reequilibrado a la época {epoch} terminado en {took_ms} ms: enviadas {moved_keys} copias / {moved_bytes} bytes (envía cada réplica antigua); necesarias {required_keys} / {required_bytes} bytes; un reparto parejo son {share_keys} / {share_bytes} bytes"
             ),
         },
-        N::Split {
-            epoch,
-            lo,
-            hi,
-            at,
-            keys,
-            bytes,
-            limit,
-            from,
-            to,
-        } => match es {
-            false => format!(
-                "partition {lo:016x}..{hi:016x} of {from} holds {keys} keys / {bytes} bytes > {limit}: splits at {at:016x}; the upper half moves to {to} (epoch {epoch})"
-            ),
-            true => format!(
-                "la partición {lo:016x}..{hi:016x} de {from} ocupa {keys} claves / {bytes} bytes > {limit}: se divide en {at:016x}; la mitad superior pasa a {to} (época {epoch})"
-            ),
-        },
+        _ => unreachable!("note_line routes only these notes here"),
+    }
+}
+
+/// A client's view (redirects, maps, answers) and a refused command.
+fn client_line(note: &RingNote, lang: Lang) -> String {
+    use RingNote as N;
+    let es = lang == Lang::Es;
+    match note {
         N::Redirected {
             key,
             from,
@@ -279,9 +340,9 @@ fn note_line(note: &RingNote, lang: Lang) -> String {
             false => format!("refused '{command}': {reason}"),
             true => format!("rechazado '{command}': {reason}"),
         },
+        _ => unreachable!("note_line routes only these notes here"),
     }
 }
-
 /// The story line for one record, or `None` for the generic narrator.
 pub fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
     match &record.event {

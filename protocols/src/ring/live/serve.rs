@@ -14,111 +14,133 @@
 //! confirmed writes (W acks were enough), so what it holds is not enough; every confirmed
 //! version is on W of the key's homes, and R + W > RF, so the version read sees the newest.
 
+use crate::ring::live::coord::{ClientRequest, Coord, NewWrite, Resume, WaitingWrite};
+use crate::ring::live::env::{Env, RingActor};
 use crate::ring::live::map::Map;
 use crate::ring::live::msg::RingMsg;
-use crate::ring::live::node::RingNode;
-use sim_core::{Context, NodeId};
+use crate::ring::live::storage::Storage;
+use sim_core::Context;
 
-impl RingNode {
+impl Coord {
     /// A client's request: coordinate it if this node owns `key`, else redirect.
-    pub(crate) fn on_request(
+    pub fn on_request<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        (id, key, value): (u64, String, Option<String>),
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
+        asker: ClientRequest,
+        key: String,
+        value: Option<String>,
     ) {
-        if self.coord.is_none() || self.is_main() {
+        if env.is_main() {
             return;
         }
-        let serving = self.serving_map().clone();
-        let owner = serving.homes(&key)[0];
-        // The bug: a node that owned the key in the previous map still serves it by that map.
-        let stale = self.cfg.bugs.ignore_moved
-            && !self.moving
-            && self
-                .old
-                .as_ref()
-                .is_some_and(|m| m.homes(&key).first() == Some(&self.id));
-        if owner != self.id && !stale {
-            let msg = RingMsg::Moved {
-                id,
-                key,
-                epoch: serving.epoch(),
-                owner,
-            };
-            ctx.send(from, msg);
+        let Some(map) = owned_map(ctx, env, storage, asker, &key) else {
             return;
-        }
-        let map = if owner == self.id {
-            serving
-        } else {
-            self.old.clone().expect("checked")
         };
-        let client = Some((from, id));
         let Some(value) = value else {
             let homes = map.homes(&key);
-            self.start_read(ctx, key, homes, client, None);
+            self.start_read(ctx, env, key, homes, Some(asker), None);
             return;
         };
-        if !self.knows_version(&key, &map) {
+        if !self.knows_version(env, &key, &map) {
             let homes = map.homes(&key);
-            let then = Some((value, map.epoch()));
-            self.start_read(ctx, key, homes, client, then);
+            let then = WaitingWrite {
+                value,
+                epoch: map.epoch(),
+            };
+            self.start_read(ctx, env, key, homes, Some(asker), Some(then));
             return;
         }
-        let next = self.moving.then(|| self.map.clone());
-        let must = next
-            .as_ref()
-            .map(|m| m.homes(&key)[0])
-            .filter(|&n| n != self.id);
-        self.start_write(ctx, (key, value), &map, next.as_ref(), must, client);
+        let next = storage.moving().then(|| storage.map());
+        let must = next.map(|m| m.homes(&key)[0]).filter(|&n| n != env.id);
+        let write = NewWrite {
+            key,
+            value,
+            map: &map,
+            next,
+            must,
+            asker: Some(asker),
+        };
+        self.start_write(ctx, env, storage, write);
     }
 
-    /// A version read of `key` answered: the newest of R homes of the map of `epoch` is
-    /// `version`. The owner knows the key from that epoch on and numbers past it; the request
-    /// is routed again, since the map may have moved meanwhile.
-    pub(crate) fn resume_write(
+    /// A version read answered: the newest of R homes of the map of `resume.epoch` is
+    /// `resume.version`. The owner knows the key from that epoch on and numbers past it; the
+    /// request is routed again, since the map may have moved meanwhile.
+    pub fn resume_write<A: RingActor>(
         &mut self,
-        ctx: &mut Context<'_, Self>,
-        (client, id): (NodeId, u64),
-        (key, value): (String, String),
-        (epoch, version): (u64, u64),
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
+        resume: Resume,
     ) {
-        let Some(c) = self.coord.as_mut() else { return };
-        let slot = c.versions.entry(key.clone()).or_insert((0, 0));
-        slot.0 = slot.0.max(version);
-        let known = c.known.entry(key.clone()).or_insert(epoch);
-        *known = (*known).max(epoch);
-        self.on_request(ctx, client, (id, key, Some(value)));
+        self.learn(&resume.key, resume.version, resume.epoch);
+        let value = Some(resume.value);
+        self.on_request(ctx, env, storage, resume.asker, resume.key, value);
     }
 
     /// Whether this node knows the latest version of `key`, which it owns in `map`: it has
     /// owned the key in every map since epoch 0, or read a quorum of its homes since it last
     /// took it over. A node that knows is remembered at `map`'s epoch, to skip the replay.
-    fn knows_version(&mut self, key: &str, map: &Map) -> bool {
+    fn knows_version(&mut self, env: &Env, key: &str, map: &Map) -> bool {
         let epoch = map.epoch();
-        let known = self.coord.as_ref().and_then(|c| c.known.get(key).copied());
+        let known = self.known_since(key);
         if known == Some(epoch) {
             return true;
         }
-        let since = self.owned_since(key, map);
+        let since = owned_since(env, key, map);
         let knows = since == 0 || known.is_some_and(|e| since <= e && e <= epoch);
-        if knows && let Some(c) = self.coord.as_mut() {
-            c.known.insert(key.to_string(), epoch);
+        if knows {
+            self.know(key, epoch);
         }
         knows
     }
+}
 
-    /// The first epoch from which this node has owned `key` in every map up to `map`'s.
-    fn owned_since(&self, key: &str, map: &Map) -> u64 {
-        let mut at = Map::initial(&self.cfg);
-        let mut since = 0;
-        for (epoch, &change) in map.log().iter().enumerate() {
-            if at.homes(key)[0] != self.id {
-                since = epoch as u64 + 1;
-            }
-            at.apply(change);
-        }
-        since
+/// The map by which this node serves `key`: its serving map if it owns the key there (or, with
+/// the `ignore_moved` bug, the old map it owned the key in). Otherwise it answers `Moved` with
+/// the owner in its serving map, and `None`.
+fn owned_map<A: RingActor>(
+    ctx: &mut Context<'_, A>,
+    env: &Env,
+    storage: &Storage,
+    asker: ClientRequest,
+    key: &str,
+) -> Option<Map> {
+    let serving = storage.serving_map();
+    let owner = serving.homes(key)[0];
+    if owner == env.id {
+        return Some(serving.clone());
     }
+    // The bug: a node that owned the key in the previous map still serves it by that map.
+    let stale = env.cfg.bugs.ignore_moved
+        && !storage.moving()
+        && storage
+            .old()
+            .is_some_and(|m| m.homes(key).first() == Some(&env.id));
+    if stale {
+        return storage.old().cloned();
+    }
+    let msg = RingMsg::Moved {
+        id: asker.id,
+        key: key.to_string(),
+        epoch: serving.epoch(),
+        owner,
+    };
+    ctx.send(asker.client, msg);
+    None
+}
+
+/// The first epoch from which this node has owned `key` in every map up to `map`'s.
+fn owned_since(env: &Env, key: &str, map: &Map) -> u64 {
+    let mut at = Map::initial(&env.cfg);
+    let mut since = 0;
+    for (epoch, &change) in map.log().iter().enumerate() {
+        if at.homes(key)[0] != env.id {
+            since = epoch as u64 + 1;
+        }
+        at.apply(change);
+    }
+    since
 }

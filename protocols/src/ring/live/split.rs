@@ -12,9 +12,11 @@
 //! homes that lacked them) and against an even share (RF/N of the data per node), all three
 //! counted by the sources as for a join.
 
-use crate::ring::live::map::Change;
-use crate::ring::live::node::RingNode;
+use crate::ring::live::coord::Coord;
+use crate::ring::live::env::{Env, RingActor};
+use crate::ring::live::map::{Change, Map};
 use crate::ring::live::notes::RingNote;
+use crate::ring::live::storage::Storage;
 use sim_core::{Context, NodeId};
 use std::collections::BTreeMap;
 
@@ -27,51 +29,50 @@ struct Size {
     bytes: u64,
 }
 
-impl RingNode {
+/// The ranges by their first hash, with their sizes, and the bytes each member owns.
+struct Sizes {
+    ranges: BTreeMap<u64, Size>,
+    owned: BTreeMap<NodeId, u64>,
+}
+
+impl Coord {
     /// Splits the biggest range past `split_bytes`, if any (dynamic scheme, coordinator only).
-    pub(crate) fn maybe_split(&mut self, ctx: &mut Context<'_, Self>) {
-        let Some(limit) = self.cfg.split_bytes() else {
+    pub fn maybe_split<A: RingActor>(
+        &mut self,
+        ctx: &mut Context<'_, A>,
+        env: &Env,
+        storage: &Storage,
+    ) {
+        let Some(limit) = env.cfg.split_bytes() else {
             return;
         };
-        let Some(c) = self.coord.as_ref() else { return };
-        if c.rebalancing() {
+        if self.rebalancing() {
             return;
         }
-        let mut ranges: BTreeMap<u64, Size> = BTreeMap::new();
-        let mut owned: BTreeMap<NodeId, u64> = BTreeMap::new();
-        for (key, &(_, bytes)) in &c.versions {
-            let Some((lo, hi, owner)) = self.map.range_of(key) else {
-                return;
-            };
-            let size = ranges.entry(lo).or_insert(Size {
-                hi,
-                owner: owner.0,
-                ..Size::default()
-            });
-            size.keys += 1;
-            size.bytes += bytes;
-            *owned.entry(owner).or_default() += bytes;
-        }
-        let biggest = ranges
+        let map = storage.map();
+        let Some(sizes) = sizes(self, map) else {
+            return;
+        };
+        let biggest = sizes
+            .ranges
             .iter()
             .filter(|(_, s)| s.bytes > limit)
             .max_by(|a, b| a.1.bytes.cmp(&b.1.bytes).then(b.0.cmp(a.0)));
         let Some((&lo, &size)) = biggest else { return };
-        let Some(at) = self.map.midpoint(lo) else {
+        let Some(at) = map.midpoint(lo) else {
             return;
         };
-        let members = self.map.members();
-        let Some(&to) = members
-            .iter()
-            .min_by_key(|m| owned.get(m).copied().unwrap_or(0))
+        let Some(to) = map
+            .members()
+            .into_iter()
+            .min_by_key(|m| sizes.owned.get(m).copied().unwrap_or(0))
         else {
             return;
         };
-        let next = self.map.after(Change::Split { at, to });
-        let epoch = next.epoch();
-        let (from, to_name) = (self.name_of(NodeId(size.owner)), self.name_of(to));
+        let next = map.after(Change::Split { at, to });
+        let (from, to_name) = (env.name_of(NodeId(size.owner)), env.name_of(to));
         ctx.note(RingNote::Split {
-            epoch,
+            epoch: next.epoch(),
             lo,
             hi: size.hi,
             at,
@@ -82,12 +83,31 @@ impl RingNode {
             to: to_name.clone(),
         });
         ctx.note(RingNote::OwnershipChanged {
-            epoch,
+            epoch: next.epoch(),
             change: format!("split at {at:016x}"),
             node: to_name,
-            members: self.names_of(&next.members()),
+            members: env.names_of(&next.members()),
         });
         let share = next.members().len() as u64;
-        self.begin(ctx, next, share);
+        self.begin(ctx, env, storage, next, share);
     }
+}
+
+/// Sums the bytes `coord` numbered per range of `map` and per member (`None` unless the map
+/// has ranges: the dynamic scheme).
+fn sizes(coord: &Coord, map: &Map) -> Option<Sizes> {
+    let mut ranges: BTreeMap<u64, Size> = BTreeMap::new();
+    let mut owned: BTreeMap<NodeId, u64> = BTreeMap::new();
+    for (key, bytes) in coord.sizes() {
+        let (lo, hi, owner) = map.range_of(key)?;
+        let size = ranges.entry(lo).or_insert(Size {
+            hi,
+            owner: owner.0,
+            ..Size::default()
+        });
+        size.keys += 1;
+        size.bytes += bytes;
+        *owned.entry(owner).or_default() += bytes;
+    }
+    Some(Sizes { ranges, owned })
 }

@@ -1,0 +1,83 @@
+//! What every role of a live-ring node shares: the read-only [`Env`] (config, names, own id) and
+//! the actor bound [`RingActor`] that the roles' handlers are generic over.
+//!
+//! The roles (storage in [`storage`](crate::ring::live::storage), the quorum machine in
+//! [`coord`](crate::ring::live::coord), the client in [`client`](crate::ring::live::client))
+//! never name the node type: a handler takes the kernel's `Context` of any actor that speaks the
+//! ring's messages, timers and notes, the [`Env`], and whatever other role's state it reads as
+//! an explicit parameter. So no role module imports `node`, and `node` only composes the roles.
+
+use crate::ring::live::config::RingConfig;
+use crate::ring::live::msg::{RingMsg, RingTimer};
+use crate::ring::live::notes::RingNote;
+use sim_core::{Actor, Duration, NodeId};
+use std::sync::Arc;
+
+/// An actor with the live ring's messages, timers and notes: what a role's handler needs of the
+/// kernel's `Context` (send, set timers, note), without naming the node that composes the roles.
+pub trait RingActor: Actor<Msg = RingMsg, Timer = RingTimer, Note = RingNote> {}
+
+impl<A: Actor<Msg = RingMsg, Timer = RingTimer, Note = RingNote>> RingActor for A {}
+
+/// What every role of a node reads and none changes: the config, the names of all nodes (ids
+/// index them) and this node's id.
+#[derive(Clone, Debug, Hash)]
+pub struct Env {
+    /// The scenario's settings.
+    pub cfg: Arc<RingConfig>,
+    /// Every node's name, by id (see [`RingConfig::names`]).
+    pub names: Arc<Vec<String>>,
+    /// This node.
+    pub id: NodeId,
+}
+
+impl Env {
+    /// The context of node `id` of `config`.
+    pub fn new(config: &RingConfig, id: NodeId) -> Env {
+        Env {
+            cfg: Arc::new(config.clone()),
+            names: Arc::new(config.names()),
+            id,
+        }
+    }
+
+    /// This node's name.
+    pub fn name(&self) -> &str {
+        &self.names[self.id.index()]
+    }
+
+    /// The name of node `id`, for a note.
+    pub fn name_of(&self, id: NodeId) -> String {
+        self.names[id.index()].clone()
+    }
+
+    /// The names of `ids`, in order, for a note.
+    pub fn names_of(&self, ids: &[NodeId]) -> Vec<String> {
+        ids.iter().map(|&id| self.name_of(id)).collect()
+    }
+
+    /// The coordinator's id (after the storage nodes and spares, before the clients).
+    pub fn coordinator(&self) -> NodeId {
+        NodeId(self.cfg.coordinator_index() as u32)
+    }
+
+    /// Whether this node is the coordinator.
+    pub fn is_main(&self) -> bool {
+        self.id == self.coordinator()
+    }
+
+    /// Whether this node is a client (every node after the coordinator).
+    pub fn is_client(&self) -> bool {
+        self.id.index() > self.cfg.coordinator_index()
+    }
+
+    /// How long a node waits for a replica before taking it as down (`rpc_timeout_ms`).
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.cfg.rpc_timeout_ms)
+    }
+
+    /// `times` timeouts: the pace of retries that must not crowd the first answers.
+    pub fn timeouts(&self, times: u64) -> Duration {
+        Duration::from_millis(self.cfg.rpc_timeout_ms * times)
+    }
+}
