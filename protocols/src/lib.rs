@@ -8,13 +8,17 @@
 //! - [`paxos`]: single-decree Paxos (Lamport, "Paxos Made Simple"): proposers, acceptors,
 //!   learners.
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
-//! - [`ring`]: partitioning: hash mod N, the consistent-hash ring with vnodes and weights,
-//!   rendezvous, slot tables and ranges, and the measurements of the course's tables.
+//! - [`partition`]: the partition math (no protocol): hash mod N, the consistent-hash ring with
+//!   vnodes and weights, rendezvous, slot tables and ranges, and the measurements of the
+//!   course's tables (`dsim ring`).
+//! - [`ring_store`]: the consistent-hash ring as a live replicated store (the `ring` protocol):
+//!   a quorum machine, storage nodes and clients, built on `partition`.
 //! - [`token_ring`]: the kernel's demo, the smallest complete protocol (the glue's reference).
 //!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
+pub mod partition;
 pub mod paxos;
 pub mod raft;
-pub mod ring;
+pub mod ring_store;
 pub mod token_ring;

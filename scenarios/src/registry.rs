@@ -11,7 +11,7 @@ use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
 use protocols::raft::Raft;
-use protocols::ring::live::LiveRing;
+use protocols::ring_store::LiveRing;
 use protocols::token_ring::TokenRingProtocol;
 use sim_core::{Actor, Message};
 use std::marker::PhantomData;

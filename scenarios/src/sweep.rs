@@ -122,10 +122,10 @@ fn aggregate(name: &'static str, kind: MeasureKind, sorted: &[u64]) -> Aggregate
 }
 
 /// Parses a seed range: `0..1000` (1000 excluded) or `0..=999` (the one range parser of the
-/// workspace, [`protocols::ring::keys::parse_number_range`], which also reads `dsim ring --range`).
+/// workspace, [`protocols::partition::keys::parse_number_range`], which also reads `dsim ring --range`).
 pub fn parse_seeds(text: &str) -> Result<std::ops::Range<u64>, String> {
     let seeds =
-        protocols::ring::keys::parse_number_range(text, "seed range", "0..1000 or 0..=999")?;
+        protocols::partition::keys::parse_number_range(text, "seed range", "0..1000 or 0..=999")?;
     let end = seeds.end().checked_add(1).ok_or_else(|| {
         format!(
             "seed range {text:?} ends at {}, past the last seed a sweep can run: expected e.g. 0..1000 or 0..=999",

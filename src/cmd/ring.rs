@@ -1,7 +1,7 @@
 //! `dsim ring`: partitioning measurements (text 000 sections 5-7, text 004 chapter 9).
 //!
 //! Glue only: flags, key files, tables, JSON and SVG. The placement schemes and measurements
-//! live in `protocols::ring`. Teachers script this command line, so flags and JSON fields are a
+//! live in `protocols::partition`. Teachers script this command line, so flags and JSON fields are a
 //! contract: `place` prints `counts`, `deviation_pct`, `imbalance`; `move` prints `moved`,
 //! `moved_fraction`, `before`, `after` and, with `--replicas`, `replica_sets_changed`.
 
@@ -12,10 +12,10 @@ mod svg;
 use crate::exit::CliError;
 use crate::output::out;
 use clap::{Args, Subcommand};
-use protocols::ring::hash::HashFn;
-use protocols::ring::keys::{KeySet, Pattern, Zipf, hotspot_ordinals, parse_range};
-use protocols::ring::measure::{self, Movement};
-use protocols::ring::placement::{
+use protocols::partition::hash::HashFn;
+use protocols::partition::keys::{KeySet, Pattern, Zipf, hotspot_ordinals, parse_range};
+use protocols::partition::measure::{self, Movement};
+use protocols::partition::placement::{
     Member, NodeId, Placement, Placer, Ring, SchemeKind, SchemeParams,
 };
 use serde_json::{Map, Value, json};

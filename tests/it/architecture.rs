@@ -238,7 +238,7 @@ fn module_uses(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// Cycles that exist today and are being removed (none: issue 11 removed the last, between
-/// `ring::live`'s node, coord and client). The test fails on any other cycle, and on one of
+/// `ring_store`'s node, coord and client). The test fails on any other cycle, and on one of
 /// these once it is gone, so the list only shrinks.
 const KNOWN_CYCLES: &[&str] = &[];
 

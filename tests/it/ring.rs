@@ -1,10 +1,10 @@
 //! `dsim ring`: the lesson's figures, pinned exactly through the library and the binary.
 
-use protocols::ring::hash::HashFn;
-use protocols::ring::keys::{KeySet, Pattern};
-use protocols::ring::lesson::{LessonTables, lesson_keys, lesson_tables};
-use protocols::ring::measure;
-use protocols::ring::placement::{Member, Placement, Placer, Ring, SchemeKind, SchemeParams};
+use protocols::partition::hash::HashFn;
+use protocols::partition::keys::{KeySet, Pattern};
+use protocols::partition::lesson::{LessonTables, lesson_keys, lesson_tables};
+use protocols::partition::measure;
+use protocols::partition::placement::{Member, Placement, Placer, Ring, SchemeKind, SchemeParams};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 

@@ -9,9 +9,9 @@
 // Wall-clock timing is this benchmark's whole point; clippy.toml bans Instant elsewhere.
 #![allow(clippy::disallowed_types)]
 
-use protocols::ring::hash::HashFn;
-use protocols::ring::lesson::{lesson_keys, lesson_tables};
-use protocols::ring::placement::{Member, Ring};
+use protocols::partition::hash::HashFn;
+use protocols::partition::lesson::{lesson_keys, lesson_tables};
+use protocols::partition::placement::{Member, Ring};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -6,11 +6,11 @@ use super::{GenArgs, KeyArgs, limits, numbered, print_json, ring_of, write_plot}
 use crate::exit::{CliError, OK};
 use crate::output::out;
 use clap::Args;
-use protocols::ring::hash::HashFn;
-use protocols::ring::keys::{KeySet, Zipf};
-use protocols::ring::lesson::{INVENTORY, lesson_keys, lesson_tables};
-use protocols::ring::measure;
-use protocols::ring::placement::{ModN, NodeId, RangePartition, Ring};
+use protocols::partition::hash::HashFn;
+use protocols::partition::keys::{KeySet, Zipf};
+use protocols::partition::lesson::{INVENTORY, lesson_keys, lesson_tables};
+use protocols::partition::measure;
+use protocols::partition::placement::{ModN, NodeId, RangePartition, Ring};
 use serde_json::json;
 use std::path::PathBuf;
 

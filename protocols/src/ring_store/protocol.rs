@@ -1,14 +1,14 @@
 //! How the live ring plugs into scenarios: [`LiveRing`], its model (`sim_core::Protocol`) and
 //! its story (`traces::Story`), wiring config, node, invariants, expectations and story.
 
-use crate::ring::live::config::{self, RingConfig};
-use crate::ring::live::expect::{self, RingExpect};
-use crate::ring::live::invariants::{
+use crate::ring_store::config::{self, RingConfig};
+use crate::ring_store::expect::{self, RingExpect};
+use crate::ring_store::invariants::{
     HintsDelivered, NoAckedWriteLost, OwnershipTotal, ReadYourLatestAck,
 };
-use crate::ring::live::msg::RingCommand;
-use crate::ring::live::narrate;
-use crate::ring::live::node::RingNode;
+use crate::ring_store::msg::RingCommand;
+use crate::ring_store::narrate;
+use crate::ring_store::node::RingNode;
 use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
 use traces::{Lang, Story};
 

@@ -22,7 +22,6 @@
 pub mod hash;
 pub mod keys;
 pub mod lesson;
-pub mod live;
 mod md5x;
 pub mod measure;
 pub mod placement;

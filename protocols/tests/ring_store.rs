@@ -2,7 +2,7 @@
 //! control run, the stale-read checker proven both ways over seeds with loss and delays, the
 //! rebalancing figures, and determinism.
 
-use protocols::ring::live::{
+use protocols::ring_store::{
     self, Bugs, LiveRing, RingCommand, RingConfig, RingNode, RingNote, Scheme,
 };
 use sim_core::{
@@ -111,7 +111,7 @@ fn fixed() -> LinkConfig {
 fn the_lessons_script_survives_the_first_replica_failing() {
     let config = RingConfig::lesson();
     let mut s = traced(&config, 0, fixed(), 1500);
-    let homes = live::map::Map::initial(&config).homes("usuario:7");
+    let homes = ring_store::map::Map::initial(&config).homes("usuario:7");
     put(&mut s, 0, "usuario:7", "Ada");
     get(&mut s, 100, "usuario:7");
     s.schedule(ms(200), Action::Crash(homes[0]));
@@ -602,8 +602,8 @@ fn lossy_run(seed: u64, change: &str) -> (RingConfig, Vec<String>, Vec<RingNote>
 /// After each `RebalanceDone`, how many of each confirmed key's new homes hold its newest
 /// confirmed version; `Err` names a key held by fewer than W of them.
 fn new_homes_hold_every_ack(config: &RingConfig, ns: &[RingNote]) -> Result<u32, String> {
-    use live::invariants::Ledger;
-    use live::map::{Change, Map};
+    use ring_store::invariants::Ledger;
+    use ring_store::map::{Change, Map};
     let names = config.names();
     let id = |name: &str| NodeId(names.iter().position(|n| n == name).expect("a node") as u32);
     let (mut map, mut ledger, mut pending) = (Map::initial(config), Ledger::default(), None);
@@ -675,7 +675,7 @@ fn takeover_run() -> (Vec<String>, Vec<RingNote>) {
     config.clients = vec!["c1".into()];
     let mut s = traced(&config, 0, fixed(), 2000);
     let (c, c1, n1, n4) = (coord(&s), id(&s, "c1"), id(&s, "n1"), id(&s, "n4"));
-    let homes = live::map::Map::initial(&config).homes("usuario:7");
+    let homes = ring_store::map::Map::initial(&config).homes("usuario:7");
     assert_eq!(homes, [n4, n1, id(&s, "n5")], "the lesson's homes");
     // The stand-in's handoffs are lost until after the last write (then n1 catches up).
     for (kind, until) in [("Store", 400), ("Handoff", 1500)] {

@@ -3,12 +3,12 @@
 //! the map to the clients, late, until each acknowledges it.
 
 use super::Coord;
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::msg::{RingMsg, RingTimer};
-use crate::ring::live::notes::RingNote;
-use crate::ring::live::storage::Storage;
-use crate::ring::live::stream::{Amount, StreamReport};
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::map::{Change, Map};
+use crate::ring_store::msg::{RingMsg, RingTimer};
+use crate::ring_store::notes::RingNote;
+use crate::ring_store::storage::Storage;
+use crate::ring_store::stream::{Amount, StreamReport};
 use sim_core::{Context, Duration, Instant, NodeId};
 use std::collections::BTreeSet;
 

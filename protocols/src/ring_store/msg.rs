@@ -7,7 +7,7 @@
 //! `Moved` are a client's traffic with the node it believes owns a key; `MapUpdate` is the
 //! partition map reaching the clients, late.
 
-use crate::ring::live::map::Change;
+use crate::ring_store::map::Change;
 use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 

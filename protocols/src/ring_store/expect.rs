@@ -6,9 +6,9 @@
 //! `Redirected(client: "c1", at_least: 1)`, `MapLearned(client: "c1", epoch: 1)` and
 //! `Splits(at_least: 1)`.
 
-use crate::ring::live::RingNode;
-use crate::ring::live::config::RingConfig;
-use crate::ring::live::notes::RingNote;
+use crate::ring_store::RingNode;
+use crate::ring_store::config::RingConfig;
+use crate::ring_store::notes::RingNote;
 use serde::{Deserialize, Serialize};
 use sim_core::Outcome;
 

@@ -2,8 +2,8 @@
 //! highest wins; the top `r` are the replica set, with no ring and no vnodes.
 
 use super::{Member, NodeId, Placement};
-use crate::ring::hash::HashFn;
-use crate::ring::keys::KeyRef;
+use crate::partition::hash::HashFn;
+use crate::partition::keys::KeyRef;
 
 /// The lesson's `max(nodos, key=lambda n: hash_clave(f"{n}|{clave}"))`.
 ///

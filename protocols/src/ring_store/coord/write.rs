@@ -2,11 +2,11 @@
 //! against W in every home set, stand-ins for silent homes, and failure after two timeouts.
 
 use super::{ClientRequest, Coord, NewWrite};
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::map::Map;
-use crate::ring::live::msg::{Entry, RingMsg, RingTimer, Versioned};
-use crate::ring::live::notes::RingNote;
-use crate::ring::live::storage::Storage;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::map::Map;
+use crate::ring_store::msg::{Entry, RingMsg, RingTimer, Versioned};
+use crate::ring_store::notes::RingNote;
+use crate::ring_store::storage::Storage;
 use sim_core::{Context, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 

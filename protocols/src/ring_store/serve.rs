@@ -14,11 +14,11 @@
 //! confirmed writes (W acks were enough), so what it holds is not enough; every confirmed
 //! version is on W of the key's homes, and R + W > RF, so the version read sees the newest.
 
-use crate::ring::live::coord::{ClientRequest, Coord, NewWrite, Resume, WaitingWrite};
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::map::Map;
-use crate::ring::live::msg::RingMsg;
-use crate::ring::live::storage::Storage;
+use crate::ring_store::coord::{ClientRequest, Coord, NewWrite, Resume, WaitingWrite};
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::map::Map;
+use crate::ring_store::msg::RingMsg;
+use crate::ring_store::storage::Storage;
 use sim_core::Context;
 
 impl Coord {

@@ -2,7 +2,7 @@
 //! and concentrates skewed keys on one node (text 004's hot spot).
 
 use super::{Member, NodeId, Placement, next_by_index};
-use crate::ring::keys::KeyRef;
+use crate::partition::keys::KeyRef;
 
 /// Splits the ordinal space `lo..=hi` into `N` equal slices, slice `i` to node `i` of the list
 /// (the lesson's `clave // (espacio // n)`); replicas are the next nodes by index, wrapping.

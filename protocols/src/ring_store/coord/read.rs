@@ -3,10 +3,10 @@
 //! start again on the newer map when a replica answers "moved".
 
 use super::{ClientRequest, Coord, Resume, WaitingWrite};
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::msg::{RingMsg, RingTimer, Versioned};
-use crate::ring::live::notes::RingNote;
-use crate::ring::live::storage::Storage;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::msg::{RingMsg, RingTimer, Versioned};
+use crate::ring_store::notes::RingNote;
+use crate::ring_store::storage::Storage;
 use sim_core::{Context, NodeId};
 use std::collections::BTreeMap;
 

@@ -30,12 +30,12 @@ mod membership;
 mod read;
 mod write;
 
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::load::Load;
-use crate::ring::live::map::Map;
-use crate::ring::live::msg::{RingCommand, RingMsg, RingTimer};
-use crate::ring::live::storage::Storage;
-use crate::ring::live::stream::StreamReport;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::load::Load;
+use crate::ring_store::map::Map;
+use crate::ring_store::msg::{RingCommand, RingMsg, RingTimer};
+use crate::ring_store::storage::Storage;
+use crate::ring_store::stream::StreamReport;
 use membership::Rebalancing;
 use read::ReadOp;
 use sim_core::{Context, NodeId};

@@ -7,7 +7,7 @@
 //! spares (nodes that can `Join` later), then the coordinator, then the clients (actors that
 //! route by a cached partition map, see `client`).
 
-use crate::ring::hash::HashFn;
+use crate::partition::hash::HashFn;
 use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
 use std::collections::BTreeSet;

@@ -12,11 +12,11 @@
 //! homes that lacked them) and against an even share (RF/N of the data per node), all three
 //! counted by the sources as for a join.
 
-use crate::ring::live::coord::Coord;
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::notes::RingNote;
-use crate::ring::live::storage::Storage;
+use crate::ring_store::coord::Coord;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::map::{Change, Map};
+use crate::ring_store::notes::RingNote;
+use crate::ring_store::storage::Storage;
 use sim_core::{Context, NodeId};
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! # The live ring: the consistent-hash ring as a replicated store (text 004, listings 9.15 to
 //! 9.18; text 000, sections 8 and 9)
 //!
-//! The placement code of `ring::placement` answers *where* a key lives; this module makes that
+//! The placement code of `partition::placement` answers *where* a key lives; this module makes that
 //! answer run. Storage nodes (`Nodo`, listing 9.16) keep a durable store `key -> (version,
 //! value)` and "the newest wins"; a coordinator (`Coordinador`, listing 9.15) sends each write to
 //! the key's RF home replicas, the next RF distinct physical nodes clockwise, and confirms it at W

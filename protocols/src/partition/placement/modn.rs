@@ -1,7 +1,7 @@
 //! `hash % N`: the naive scheme whose movement on a resize the lesson measures (RING-1).
 
 use super::{Member, NodeId, Placement, next_by_index};
-use crate::ring::keys::KeyRef;
+use crate::partition::keys::KeyRef;
 
 /// Node `hash % N` of an ordered node list; replicas are the next nodes by index, wrapping.
 ///

@@ -11,11 +11,11 @@
 //! coordinates a quorum with a stand-in round, so it answers within two timeouts unless it is
 //! down. A client node has this role only: it stores nothing.
 
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::load::{Load, Op};
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::msg::{RingCommand, RingMsg, RingTimer};
-use crate::ring::live::notes::RingNote;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::load::{Load, Op};
+use crate::ring_store::map::{Change, Map};
+use crate::ring_store::msg::{RingCommand, RingMsg, RingTimer};
+use crate::ring_store::notes::RingNote;
 use sim_core::{Context, NodeId};
 use std::collections::{BTreeMap, VecDeque};
 

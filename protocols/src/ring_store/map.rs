@@ -2,16 +2,18 @@
 //!
 //! A map is the initial members plus a log of joins and leaves; its epoch is the log's length.
 //! Everyone who needs it (the coordinator, the storage nodes, the checkers) replays the same log
-//! over the shared placement code ([`crate::ring::placement`]), so the map travels as one
+//! over the shared placement code ([`crate::partition::placement`]), so the map travels as one
 //! `Change` per message and every holder computes the same owners. The replica set of a key is
 //! the scheme's `replicas(key, RF)`: on the ring, the next RF distinct physical nodes clockwise.
 //! Under the dynamic scheme a split is a change too (`Split`), so the map a client caches is
 //! the same log, shorter.
 
-use crate::ring::hash::HashFn;
-use crate::ring::keys::KeyRef;
-use crate::ring::live::config::{RingConfig, Scheme};
-use crate::ring::placement::{Member, Placement, Placer, SchemeKind, SchemeParams, SplitRanges};
+use crate::partition::hash::HashFn;
+use crate::partition::keys::KeyRef;
+use crate::partition::placement::{
+    Member, Placement, Placer, SchemeKind, SchemeParams, SplitRanges,
+};
+use crate::ring_store::config::{RingConfig, Scheme};
 use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 use std::fmt;

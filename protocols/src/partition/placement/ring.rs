@@ -1,8 +1,8 @@
 //! The consistent-hash ring with virtual nodes and weights (text 000's `AnilloConsistente`).
 
 use super::{Member, NodeId, Placement};
-use crate::ring::hash::HashFn;
-use crate::ring::keys::KeyRef;
+use crate::partition::hash::HashFn;
+use crate::partition::keys::KeyRef;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -112,7 +112,7 @@ impl Ring {
         (0..count)
             .map(|i| {
                 label.truncate(base);
-                crate::ring::keys::push_decimal(&mut label, u64::from(i), 0, false);
+                crate::partition::keys::push_decimal(&mut label, u64::from(i), 0, false);
                 self.hash_fn.hash_str(&label)
             })
             .collect()

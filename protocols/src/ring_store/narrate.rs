@@ -6,8 +6,8 @@
 //! `escritura usuario:7 = 'Ada' v1 confirmada por n3, n4 (W=2)`. Sends, deliveries and faults are
 //! left to the generic narrator.
 
-use crate::ring::live::RingNode;
-use crate::ring::live::notes::{RingNote, Via};
+use crate::ring_store::RingNode;
+use crate::ring_store::notes::{RingNote, Via};
 use sim_core::{Event, Record};
 use traces::Lang;
 

@@ -13,12 +13,12 @@
 //! of (with the old one while it moves), the coordinator's is the map in force, the one reads
 //! use.
 
-use crate::ring::live::config::RingConfig;
-use crate::ring::live::env::{Env, RingActor};
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::msg::{Entry, RingMsg, RingTimer, Versioned};
-use crate::ring::live::notes::{RingNote, Via};
-use crate::ring::live::stream::{Outgoing, StreamReport};
+use crate::ring_store::config::RingConfig;
+use crate::ring_store::env::{Env, RingActor};
+use crate::ring_store::map::{Change, Map};
+use crate::ring_store::msg::{Entry, RingMsg, RingTimer, Versioned};
+use crate::ring_store::notes::{RingNote, Via};
+use crate::ring_store::stream::{Outgoing, StreamReport};
 use sim_core::{Context, Duration, NodeId};
 use std::collections::BTreeMap;
 

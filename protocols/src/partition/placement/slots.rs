@@ -2,7 +2,7 @@
 //! hash to a slot, and rebalancing moves whole slots.
 
 use super::{Member, NodeId, Placement, next_by_index, units};
-use crate::ring::keys::KeyRef;
+use crate::partition::keys::KeyRef;
 use std::collections::BTreeMap;
 
 /// Slot `hash % S`, owned by an entry of the slot table.

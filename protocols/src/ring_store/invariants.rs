@@ -19,11 +19,11 @@
 //!   over (sent a `Handoff`) within it. A home that is down, paused or cut off keeps the hint
 //!   waiting legally; a stand-in that stops trying does not.
 
-use crate::ring::live::RingNode;
-use crate::ring::live::config::RingConfig;
-use crate::ring::live::map::{Change, Map};
-use crate::ring::live::msg::RingMsg;
-use crate::ring::live::notes::RingNote;
+use crate::ring_store::RingNode;
+use crate::ring_store::config::RingConfig;
+use crate::ring_store::map::{Change, Map};
+use crate::ring_store::msg::RingMsg;
+use crate::ring_store::notes::RingNote;
 use sim_core::{Event, Fault, Instant, Invariant, NodeId, Record};
 use std::collections::BTreeMap;
 

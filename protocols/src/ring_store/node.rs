@@ -11,14 +11,14 @@
 //! carries out the one step that needs two: a `Rebalance` moves the storage's map, extends the
 //! writes in flight to the new homes, then starts the storage's stream.
 
-use crate::ring::live::client::Client;
-use crate::ring::live::config::RingConfig;
-use crate::ring::live::coord::Coord;
-use crate::ring::live::env::Env;
-use crate::ring::live::map::Map;
-use crate::ring::live::msg::{RingCommand, RingMsg, RingTimer, Versioned};
-use crate::ring::live::notes::RingNote;
-use crate::ring::live::storage::Storage;
+use crate::ring_store::client::Client;
+use crate::ring_store::config::RingConfig;
+use crate::ring_store::coord::Coord;
+use crate::ring_store::env::Env;
+use crate::ring_store::map::Map;
+use crate::ring_store::msg::{RingCommand, RingMsg, RingTimer, Versioned};
+use crate::ring_store::notes::RingNote;
+use crate::ring_store::storage::Storage;
 use sim_core::{Actor, Context, NodeId};
 
 /// A node of the live ring.

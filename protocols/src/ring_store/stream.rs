@@ -9,8 +9,8 @@
 //! only source. The first old home of a key counts it for the figures (`owned`, `required`), so
 //! the sources' sums count every key once.
 
-use crate::ring::live::map::Map;
-use crate::ring::live::msg::{Entry, RingMsg, Versioned};
+use crate::ring_store::map::Map;
+use crate::ring_store::msg::{Entry, RingMsg, Versioned};
 use sim_core::{Instant, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;

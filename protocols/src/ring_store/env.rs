@@ -1,15 +1,15 @@
 //! What every role of a live-ring node shares: the read-only [`Env`] (config, names, own id) and
 //! the actor bound [`RingActor`] that the roles' handlers are generic over.
 //!
-//! The roles (storage in [`storage`](crate::ring::live::storage), the quorum machine in
-//! [`coord`](crate::ring::live::coord), the client in [`client`](crate::ring::live::client))
+//! The roles (storage in [`storage`](crate::ring_store::storage), the quorum machine in
+//! [`coord`](crate::ring_store::coord), the client in [`client`](crate::ring_store::client))
 //! never name the node type: a handler takes the kernel's `Context` of any actor that speaks the
 //! ring's messages, timers and notes, the [`Env`], and whatever other role's state it reads as
 //! an explicit parameter. So no role module imports `node`, and `node` only composes the roles.
 
-use crate::ring::live::config::RingConfig;
-use crate::ring::live::msg::{RingMsg, RingTimer};
-use crate::ring::live::notes::RingNote;
+use crate::ring_store::config::RingConfig;
+use crate::ring_store::msg::{RingMsg, RingTimer};
+use crate::ring_store::notes::RingNote;
 use sim_core::{Actor, Duration, NodeId};
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! ranges of the hash space that split in two when they grow too big.
 
 use super::{Member, NodeId, Placement, next_by_index, units};
-use crate::ring::keys::KeyRef;
+use crate::partition::keys::KeyRef;
 
 /// Contiguous ranges of the 64-bit hash space, each owned by one node.
 ///
