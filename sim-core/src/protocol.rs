@@ -65,6 +65,19 @@ pub trait Protocol: 'static {
     /// Builds the node with id `id` (its name is `Self::nodes(config)[id]`).
     fn build(config: &Self::Config, id: NodeId) -> Self::Actor;
 
+    /// Builds every node, in id order. By default one [`Protocol::build`] each; a protocol whose
+    /// nodes share large read-only state (a ring's initial map) builds it once here.
+    fn build_all(config: &Self::Config) -> Vec<Self::Actor> {
+        (0..Self::nodes(config).len())
+            .map(|i| {
+                Self::build(
+                    config,
+                    NodeId(u32::try_from(i).expect("node count fits in u32")),
+                )
+            })
+            .collect()
+    }
+
     /// The invariants every run of this config must keep.
     fn invariants(config: &Self::Config) -> Vec<Box<dyn Invariant<Self::Actor>>>;
 
@@ -104,9 +117,15 @@ pub struct ConfigProblem {
 /// How scenarios build a run, and how tests and tools that drive a `Sim` directly build theirs.
 pub fn build_sim<P: Protocol>(config: &P::Config, sim_config: SimConfig) -> Sim<P::Actor> {
     let mut sim = Sim::new(sim_config);
-    for (i, name) in P::nodes(config).iter().enumerate() {
-        let id = u32::try_from(i).expect("node count fits in u32");
-        sim.add_node(name, P::build(config, NodeId(id)));
+    let names = P::nodes(config);
+    let actors = P::build_all(config);
+    assert_eq!(
+        actors.len(),
+        names.len(),
+        "build_all builds one node per name"
+    );
+    for (name, actor) in names.iter().zip(actors) {
+        sim.add_node(name, actor);
     }
     for invariant in P::invariants(config) {
         sim.add_invariant(invariant);

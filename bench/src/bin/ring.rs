@@ -3,7 +3,9 @@
 //! 1. A join at scale: 1 000 nodes x 128 vnodes, 1 000 000 keys hashed and sorted beforehand
 //!    (not timed), RF 3; one node joins: rebuild the ring and find every key whose replica set
 //!    changed. Median of several runs on one thread, and the moved share against the ideal.
-//! 2. The lesson's RING-1..3 tables (text 000) against the lesson's own Python, run in the same
+//! 2. The ring store at scale: a 1 000-node store (100 vnodes each) built and run for one Put
+//!    and one Get through the kernel; a request must cost O(RF log N), not O(N) per node.
+//! 3. The lesson's RING-1..3 tables (text 000) against the lesson's own Python, run in the same
 //!    process from listings extracted from the course text at run time (nothing copied).
 
 // Wall-clock timing is this benchmark's whole point; clippy.toml bans Instant elsewhere.
@@ -214,8 +216,43 @@ fn python_run() -> Result<Duration, String> {
     Ok(total)
 }
 
+/// Builds a `nodes`-node ring store and runs one Put and one Get: the wall time of the whole run
+/// (building included) and its kernel steps.
+fn store_put_get(nodes: usize) -> (Duration, u64) {
+    use protocols::ring_store::{LiveRing, RingCommand, RingConfig};
+    use sim_core::{Action, SimConfig, build_sim};
+    let mut config = RingConfig::lesson();
+    config.nodes = (0..nodes).map(|i| format!("n{i}")).collect();
+    let start = Instant::now();
+    let mut sim = build_sim::<LiveRing>(&config, SimConfig::seeded(0));
+    let coord = sim.node_id("coord").expect("the coordinator");
+    let put = RingCommand::Put {
+        key: "k".into(),
+        value: "v".into(),
+    };
+    let get = RingCommand::Get { key: "k".into() };
+    sim.schedule(sim_core::Instant::ZERO, Action::Command(coord, put));
+    sim.schedule(
+        sim_core::Instant::from_millis(100),
+        Action::Command(coord, get),
+    );
+    let report = sim.run();
+    (start.elapsed(), report.steps)
+}
+
+fn store_at_scale() {
+    println!("ring store: build, one Put and one Get (release build, one thread):");
+    for nodes in [100, 500, 1000] {
+        let runs: Vec<(Duration, u64)> = (0..5).map(|_| store_put_get(nodes)).collect();
+        let steps = runs[0].1;
+        let t = median(runs.into_iter().map(|r| r.0).collect());
+        println!("  {nodes:>5} nodes: median {:.2} ms, {steps} steps", ms(t));
+    }
+}
+
 fn main() {
     join_at_scale();
+    store_at_scale();
     println!("lesson tables RING-1..3 (100 000 keys, md5-64, hashing included):");
     let ours = lesson_tables_timed();
     println!("  dsim: median {:.2} ms", ms(ours));

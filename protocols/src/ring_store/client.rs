@@ -273,7 +273,7 @@ impl Client {
             return;
         }
         self.moved.clear();
-        self.map = Map::replay(&env.cfg, log);
+        self.map = Map::replay(&env.initial, log);
         ctx.note(RingNote::MapLearned {
             client: env.name().to_string(),
             epoch: self.map.epoch(),

@@ -8,6 +8,7 @@
 //! an explicit parameter. So no role module imports `node`, and `node` only composes the roles.
 
 use crate::ring_store::config::RingConfig;
+use crate::ring_store::map::Map;
 use crate::ring_store::msg::{RingMsg, RingTimer};
 use crate::ring_store::notes::RingNote;
 use sim_core::{Actor, Duration, NodeId};
@@ -29,16 +30,32 @@ pub struct Env {
     pub names: Arc<Vec<String>>,
     /// This node.
     pub id: NodeId,
+    /// The map at epoch 0, built once for all nodes (a 1,000-node ring of 100 vnodes is
+    /// 100,000 positions: one copy, not one per node).
+    pub initial: Arc<Map>,
 }
 
 impl Env {
     /// The context of node `id` of `config`.
     pub fn new(config: &RingConfig, id: NodeId) -> Env {
-        Env {
-            cfg: Arc::new(config.clone()),
-            names: Arc::new(config.names()),
-            id,
-        }
+        let mut all = Env::all(config);
+        all.swap_remove(id.index())
+    }
+
+    /// The context of every node of `config`, by id, sharing one config, one name list and
+    /// one initial map.
+    pub fn all(config: &RingConfig) -> Vec<Env> {
+        let cfg = Arc::new(config.clone());
+        let names = Arc::new(config.names());
+        let initial = Arc::new(Map::initial(config));
+        (0..names.len())
+            .map(|i| Env {
+                cfg: cfg.clone(),
+                names: names.clone(),
+                id: NodeId(u32::try_from(i).expect("node count fits in u32")),
+                initial: initial.clone(),
+            })
+            .collect()
     }
 
     /// This node's name.

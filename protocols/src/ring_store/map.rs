@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// One membership change, by node id (the index into the config's names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -40,10 +41,11 @@ pub enum Change {
 #[derive(Clone)]
 pub struct Map {
     log: Vec<Change>,
-    placer: Placer,
+    /// Shared until a change is applied (copy on write): every node starts from one map.
+    placer: Arc<Placer>,
     hash: HashFn,
     rf: usize,
-    names: Vec<String>,
+    names: Arc<Vec<String>>,
 }
 
 impl Map {
@@ -68,10 +70,10 @@ impl Map {
         };
         Map {
             log: Vec::new(),
-            placer,
+            placer: Arc::new(placer),
             hash: config.hash,
             rf: config.rf as usize,
-            names,
+            names: Arc::new(names),
         }
     }
 
@@ -85,11 +87,11 @@ impl Map {
         match change {
             Change::Join(id) => {
                 let name = self.names[id.index()].clone();
-                self.placer.join(&Member::new(id.0, name));
+                Arc::make_mut(&mut self.placer).join(&Member::new(id.0, name));
             }
-            Change::Leave(id) => self.placer.leave(id.0),
+            Change::Leave(id) => Arc::make_mut(&mut self.placer).leave(id.0),
             Change::Split { at, to } => {
-                if let Placer::Split(p) = &mut self.placer {
+                if let Placer::Split(p) = Arc::make_mut(&mut self.placer) {
                     p.split(at, to.0);
                 }
             }
@@ -114,9 +116,9 @@ impl Map {
         self.placer.nodes().contains(&id.0)
     }
 
-    /// The map `log` leads to from `config`'s initial map (how a client rebuilds a pushed map).
-    pub fn replay(config: &RingConfig, log: &[Change]) -> Map {
-        let mut map = Map::initial(config);
+    /// The map `log` leads to from the `initial` map (how a client rebuilds a pushed map).
+    pub fn replay(initial: &Map, log: &[Change]) -> Map {
+        let mut map = initial.clone();
         for &change in log {
             map.apply(change);
         }
@@ -130,7 +132,7 @@ impl Map {
 
     /// Dynamic scheme: the range holding `key` as `(lo, hi, owner)`; `None` under the others.
     pub fn range_of(&self, key: &str) -> Option<(u64, u64, NodeId)> {
-        match &self.placer {
+        match &*self.placer {
             Placer::Split(p) => {
                 let (lo, hi, owner) = p.range_of(self.key(key));
                 Some((lo, hi, NodeId(owner)))
@@ -141,7 +143,7 @@ impl Map {
 
     /// Dynamic scheme: where the range starting at `lo` would split (its midpoint).
     pub fn midpoint(&self, lo: u64) -> Option<u64> {
-        match &self.placer {
+        match &*self.placer {
             Placer::Split(p) => p.midpoint(lo),
             _ => None,
         }
@@ -149,7 +151,7 @@ impl Map {
 
     /// Dynamic scheme: how many ranges there are (0 under the others).
     pub fn range_count(&self) -> usize {
-        match &self.placer {
+        match &*self.placer {
             Placer::Split(p) => p.ranges().len(),
             _ => 0,
         }

@@ -15,7 +15,6 @@ use crate::ring_store::client::Client;
 use crate::ring_store::config::RingConfig;
 use crate::ring_store::coord::Coord;
 use crate::ring_store::env::Env;
-use crate::ring_store::map::Map;
 use crate::ring_store::msg::{RingCommand, RingMsg, RingTimer, Versioned};
 use crate::ring_store::notes::RingNote;
 use crate::ring_store::storage::Storage;
@@ -45,12 +44,16 @@ enum Role {
 impl RingNode {
     /// Node `id` of `config` (see [`RingConfig::names`] for the order of roles).
     pub fn new(config: &RingConfig, id: NodeId) -> RingNode {
-        let env = Env::new(config, id);
+        RingNode::from_env(Env::new(config, id))
+    }
+
+    /// The node whose context is `env` (see [`Env::all`] to build every node at once).
+    pub fn from_env(env: Env) -> RingNode {
         let role = if env.is_client() {
-            Role::Client(Client::new(Map::initial(config)))
+            Role::Client(Client::new((*env.initial).clone()))
         } else {
             Role::Server {
-                storage: Box::new(Storage::new(config)),
+                storage: Box::new(Storage::new(&env.initial)),
                 coord: Coord::default(),
             }
         };

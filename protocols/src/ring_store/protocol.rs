@@ -2,6 +2,7 @@
 //! its story (`traces::Story`), wiring config, node, invariants, expectations and story.
 
 use crate::ring_store::config::{self, RingConfig};
+use crate::ring_store::env::Env;
 use crate::ring_store::expect::{self, RingExpect};
 use crate::ring_store::invariants::{
     HintsDelivered, NoAckedWriteLost, OwnershipTotal, ReadYourLatestAck,
@@ -33,6 +34,13 @@ impl Protocol for LiveRing {
 
     fn build(config: &RingConfig, id: NodeId) -> RingNode {
         RingNode::new(config, id)
+    }
+
+    fn build_all(config: &RingConfig) -> Vec<RingNode> {
+        Env::all(config)
+            .into_iter()
+            .map(RingNode::from_env)
+            .collect()
     }
 
     fn invariants(config: &RingConfig) -> Vec<Box<dyn Invariant<RingNode>>> {

@@ -134,7 +134,7 @@ fn owned_map<A: RingActor>(
 
 /// The first epoch from which this node has owned `key` in every map up to `map`'s.
 fn owned_since(env: &Env, key: &str, map: &Map) -> u64 {
-    let mut at = Map::initial(&env.cfg);
+    let mut at = (*env.initial).clone();
     let mut since = 0;
     for (epoch, &change) in map.log().iter().enumerate() {
         if at.homes(key)[0] != env.id {

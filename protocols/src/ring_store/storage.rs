@@ -66,10 +66,10 @@ struct Write {
 }
 
 impl Storage {
-    /// An empty store on `config`'s initial map.
-    pub fn new(config: &RingConfig) -> Storage {
+    /// An empty store on the `initial` map.
+    pub fn new(initial: &Map) -> Storage {
         Storage {
-            map: Map::initial(config),
+            map: initial.clone(),
             old: None,
             moving: false,
             store: BTreeMap::new(),
