@@ -117,6 +117,65 @@ impl Grid {
     }
 }
 
+/// One batch of variants of a sweep: each loaded (parsed once), its seeds run in chunks on the
+/// pool, only each variant's summary kept. Results come back in seed order whatever thread ran
+/// them.
+struct Batch<'a> {
+    protocol: &'static dyn scenarios::DynProtocol,
+    src: &'a crate::source::Source,
+    seeds: &'a [u64],
+    bar: &'a ProgressBar,
+}
+
+impl Batch<'_> {
+    fn run(
+        &self,
+        pool: &rayon::ThreadPool,
+        rows: &[Vec<(String, String)>],
+        threads: &mut BTreeSet<usize>,
+    ) -> Result<Vec<VariantReport>, CliError> {
+        let mut loaded = Vec::with_capacity(rows.len());
+        for sets in rows {
+            let text = apply_sets(&self.src.text, sets)?;
+            loaded.push(self.protocol.load(&self.src.name, &text).map_err(|p| {
+                CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(sets)))
+            })?);
+        }
+        let chunks: Vec<(usize, &[u64])> = (0..loaded.len())
+            .flat_map(|v| self.seeds.chunks(16).map(move |c| (v, c)))
+            .collect();
+        let results: Vec<(usize, Option<usize>, Vec<SeedOutcome>)> = pool.install(|| {
+            chunks
+                .par_iter()
+                .map(|(v, chunk)| {
+                    let out = chunk
+                        .iter()
+                        .map(|&seed| {
+                            let outcome = loaded[*v].measure(seed);
+                            self.bar.inc(1);
+                            outcome
+                        })
+                        .collect();
+                    (*v, rayon::current_thread_index(), out)
+                })
+                .collect()
+        });
+        let mut per_variant: Vec<Vec<SeedOutcome>> = vec![Vec::new(); loaded.len()];
+        for (v, thread, outcomes) in results {
+            threads.extend(thread);
+            per_variant[v].extend(outcomes);
+        }
+        Ok(rows
+            .iter()
+            .zip(&per_variant)
+            .map(|(sets, outcomes)| VariantReport {
+                sets: sets.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                summary: summarize(outcomes),
+            })
+            .collect())
+    }
+}
+
 /// Variants loaded and run at a time: memory stays bounded however large the grid.
 const VARIANTS_AT_ONCE: u64 = 32;
 
@@ -158,53 +217,19 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     } else {
         ProgressBar::hidden()
     };
-    let tick = || bar.inc(1);
     let mut variants = Vec::new();
     let mut threads = BTreeSet::new();
     for first in (0..grid.len()).step_by(VARIANTS_AT_ONCE as usize) {
-        // Load a batch of variants (each parsed once), run its seeds in chunks on the pool,
-        // keep only each variant's summary. Results come back in seed order whatever thread
-        // ran them.
         let rows: Vec<Vec<(String, String)>> = (first..grid.len().min(first + VARIANTS_AT_ONCE))
             .map(|i| grid.row(i))
             .collect();
-        let mut loaded = Vec::with_capacity(rows.len());
-        for sets in &rows {
-            let text = apply_sets(&src.text, sets)?;
-            loaded.push(protocol.load(&src.name, &text).map_err(|p| {
-                CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(sets)))
-            })?);
-        }
-        let chunks: Vec<(usize, &[u64])> = (0..loaded.len())
-            .flat_map(|v| seeds.chunks(16).map(move |c| (v, c)))
-            .collect();
-        let results: Vec<(usize, Option<usize>, Vec<SeedOutcome>)> = pool.install(|| {
-            chunks
-                .par_iter()
-                .map(|(v, chunk)| {
-                    let out = chunk
-                        .iter()
-                        .map(|&seed| {
-                            let outcome = loaded[*v].measure(seed);
-                            tick();
-                            outcome
-                        })
-                        .collect();
-                    (*v, rayon::current_thread_index(), out)
-                })
-                .collect()
-        });
-        let mut per_variant: Vec<Vec<SeedOutcome>> = vec![Vec::new(); loaded.len()];
-        for (v, thread, outcomes) in results {
-            threads.extend(thread);
-            per_variant[v].extend(outcomes);
-        }
-        for (sets, outcomes) in rows.iter().zip(&per_variant) {
-            variants.push(VariantReport {
-                sets: sets.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-                summary: summarize(outcomes),
-            });
-        }
+        let batch = Batch {
+            protocol,
+            src: &src,
+            seeds: &seeds,
+            bar: &bar,
+        };
+        variants.extend(batch.run(&pool, &rows, &mut threads)?);
     }
     bar.finish_and_clear();
     let report = SweepReport {

@@ -88,112 +88,15 @@ pub fn check(
     outcome: &Outcome<'_, RaftNode>,
 ) -> Result<String, String> {
     let _ = config;
-    let actor = |name: &str| {
-        outcome
-            .actor(name)
-            .ok_or_else(|| format!("expected a node called {name}, but there is none"))
-    };
     match expect {
-        RaftExpect::Leader { node, term } => {
-            let a = actor(node)?;
-            if a.role() != Role::Leader || a.current_term() != *term {
-                return Err(format!(
-                    "expected {node} to end as leader of term {term}, but it is {} of term {}",
-                    role_word(a.role()),
-                    a.current_term()
-                ));
-            }
-            let rivals: Vec<String> = outcome
-                .sim
-                .node_ids()
-                .filter(|&id| outcome.sim.name(id) != node)
-                .filter(|&id| {
-                    let other = outcome.sim.actor(id);
-                    other.role() == Role::Leader && other.current_term() >= *term
-                })
-                .map(|id| {
-                    let name = outcome.sim.name(id);
-                    format!("{name} (term {})", outcome.sim.actor(id).current_term())
-                })
-                .collect();
-            if rivals.is_empty() {
-                Ok(format!("{node} ends as the leader of term {term}"))
-            } else {
-                Err(format!(
-                    "expected {node} to be the only leader of term {term} at the end, but {} \
-                     also lead",
-                    rivals.join(", ")
-                ))
-            }
-        }
-        RaftExpect::Final { node, role, term } => {
-            let a = actor(node)?;
-            if a.role() == *role && a.current_term() == *term {
-                Ok(format!(
-                    "{node} ends as {} of term {term}",
-                    role_word(*role)
-                ))
-            } else {
-                Err(format!(
-                    "expected {node} to end as {} of term {term}, but it is {} of term {}",
-                    role_word(*role),
-                    role_word(a.role()),
-                    a.current_term()
-                ))
-            }
-        }
-        RaftExpect::LeaderOfTerm { term, node } => {
-            let leaders: Vec<String> = outcome
-                .notes()
-                .filter_map(|(at, who, n)| match n {
-                    RaftNote::BecameLeader { term: t, votes, .. } if t == term => {
-                        Some((at, who, *votes))
-                    }
-                    _ => None,
-                })
-                .map(|(at, who, votes)| format!("{who} at {at} with {votes} votes"))
-                .collect();
-            match leaders.iter().find(|l| l.starts_with(&format!("{node} "))) {
-                Some(l) => Ok(format!("leader of term {term}: {l}")),
-                None if leaders.is_empty() => Err(format!(
-                    "expected {node} to be elected leader of term {term}, but nobody was"
-                )),
-                None => Err(format!(
-                    "expected {node} to be elected leader of term {term}, but the leader was {}",
-                    leaders.join(" and ")
-                )),
-            }
-        }
+        RaftExpect::Leader { node, term } => sole_leader(outcome, node, *term),
+        RaftExpect::Final { node, role, term } => ends_as(outcome, node, *role, *term),
+        RaftExpect::LeaderOfTerm { term, node } => elected(outcome, node, *term),
         RaftExpect::Denied {
             term,
             voter,
             candidate,
-        } => {
-            let mut answer = None;
-            for (at, who, n) in outcome.notes() {
-                match n {
-                    RaftNote::VoteDenied {
-                        term: t,
-                        candidate: c,
-                        reason,
-                    } if who == voter && t == term && c == candidate => {
-                        let line = crate::raft::narrate::deny_line(voter, candidate, reason, false);
-                        return Ok(format!("term {term}, at {at}: {line}"));
-                    }
-                    RaftNote::VoteGranted {
-                        term: t,
-                        candidate: c,
-                    } if who == voter && t == term && c == candidate => {
-                        answer = Some(format!("granted it at {at}"));
-                    }
-                    _ => {}
-                }
-            }
-            Err(format!(
-                "expected {voter} to deny its vote to {candidate} in term {term}, but it {}",
-                answer.unwrap_or_else(|| "never answered such a request".into())
-            ))
-        }
+        } => denied(outcome, voter, candidate, *term),
         RaftExpect::NoLeaderLongerThanMs { ms } => {
             let (gap, from) = longest_gap(outcome.records, outcome.sim.now());
             if gap <= *ms {
@@ -206,6 +109,119 @@ pub fn check(
             }
         }
     }
+}
+
+/// The final state of `name`, or why there is none.
+fn actor<'a>(outcome: &'a Outcome<'_, RaftNode>, name: &str) -> Result<&'a RaftNode, String> {
+    outcome
+        .actor(name)
+        .ok_or_else(|| format!("expected a node called {name}, but there is none"))
+}
+
+/// `Leader`: `node` ends as leader of `term`, and no other node leads that term or a later one.
+fn sole_leader(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result<String, String> {
+    let a = actor(outcome, node)?;
+    if a.role() != Role::Leader || a.current_term() != term {
+        return Err(format!(
+            "expected {node} to end as leader of term {term}, but it is {} of term {}",
+            role_word(a.role()),
+            a.current_term()
+        ));
+    }
+    let sim = outcome.sim;
+    let rivals: Vec<String> = sim
+        .node_ids()
+        .filter(|&id| sim.name(id) != node)
+        .filter(|&id| {
+            let other = sim.actor(id);
+            other.role() == Role::Leader && other.current_term() >= term
+        })
+        .map(|id| format!("{} (term {})", sim.name(id), sim.actor(id).current_term()))
+        .collect();
+    if rivals.is_empty() {
+        Ok(format!("{node} ends as the leader of term {term}"))
+    } else {
+        Err(format!(
+            "expected {node} to be the only leader of term {term} at the end, but {} also lead",
+            rivals.join(", ")
+        ))
+    }
+}
+
+/// `Final`: `node` ends as `role` of `term`.
+fn ends_as(
+    outcome: &Outcome<'_, RaftNode>,
+    node: &str,
+    role: Role,
+    term: u64,
+) -> Result<String, String> {
+    let a = actor(outcome, node)?;
+    if a.role() == role && a.current_term() == term {
+        Ok(format!("{node} ends as {} of term {term}", role_word(role)))
+    } else {
+        Err(format!(
+            "expected {node} to end as {} of term {term}, but it is {} of term {}",
+            role_word(role),
+            role_word(a.role()),
+            a.current_term()
+        ))
+    }
+}
+
+/// `LeaderOfTerm`: `node` was elected leader of `term` at some point.
+fn elected(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result<String, String> {
+    let leaders: Vec<String> = outcome
+        .notes()
+        .filter_map(|(at, who, n)| match n {
+            RaftNote::BecameLeader { term: t, votes, .. } if *t == term => {
+                Some(format!("{who} at {at} with {votes} votes"))
+            }
+            _ => None,
+        })
+        .collect();
+    match leaders.iter().find(|l| l.starts_with(&format!("{node} "))) {
+        Some(l) => Ok(format!("leader of term {term}: {l}")),
+        None if leaders.is_empty() => Err(format!(
+            "expected {node} to be elected leader of term {term}, but nobody was"
+        )),
+        None => Err(format!(
+            "expected {node} to be elected leader of term {term}, but the leader was {}",
+            leaders.join(" and ")
+        )),
+    }
+}
+
+/// `Denied`: `voter` denied its vote to `candidate` in `term`.
+fn denied(
+    outcome: &Outcome<'_, RaftNode>,
+    voter: &str,
+    candidate: &str,
+    term: u64,
+) -> Result<String, String> {
+    let mut answer = None;
+    for (at, who, n) in outcome.notes() {
+        match n {
+            RaftNote::VoteDenied {
+                term: t,
+                candidate: c,
+                reason,
+            } if who == voter && *t == term && c == candidate => {
+                let line = crate::raft::narrate::deny_line(voter, candidate, reason, false);
+                return Ok(format!("term {term}, at {at}: {line}"));
+            }
+            RaftNote::VoteGranted {
+                term: t,
+                candidate: c,
+            } if who == voter && *t == term && c == candidate => {
+                answer = Some(format!("granted it at {at}"));
+            }
+            _ => {}
+        }
+    }
+    Err(format!(
+        "expected {voter} to deny its vote to {candidate} in term {term}, but it {}",
+        answer.unwrap_or_else(|| "never answered such a request".into())
+    ))
 }
 
 /// The longest span, after the first leader took office, with no live leader of the highest
