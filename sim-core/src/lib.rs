@@ -1,7 +1,8 @@
 //! # sim-core: the deterministic kernel of dsim
 //!
 //! Everything a protocol needs to run in simulation, and nothing about any protocol, file,
-//! language or clock on the wall. (How a run reads as a story lives in the `traces` crate.) Module map, bottom up:
+//! language or clock on the wall. (How a run reads as a story lives in the `traces` crate.)
+//! Module map, bottom up:
 //!
 //! - [`time`]: virtual `Instant`/`Duration` in integer nanoseconds.
 //! - [`rng`]: one seed, a ChaCha8 stream per purpose, our own integer sampling, exact `Ratio`s.

@@ -216,7 +216,11 @@ impl Storage {
         {
             return false;
         }
-        self.store.insert(key.to_string(), data.clone());
+        let replaced = self.store.insert(key.to_string(), data.clone());
+        assert!(
+            replaced.is_none_or(|old| old.version < data.version),
+            "a replica only ever keeps a newer version"
+        );
         ctx.note(RingNote::Stored {
             key: key.to_string(),
             version: data.version,

@@ -104,7 +104,12 @@ impl Coord {
     /// The next version of `key`: one past the newest this node gave or `held`.
     fn number(&mut self, key: &str, value: String, held: u64) -> Versioned {
         let slot = self.versions.entry(key.to_string()).or_default();
+        let before = slot.version;
         slot.version = slot.version.max(held) + 1;
+        assert!(
+            slot.version > before && slot.version > held,
+            "a new version numbers past every version given or seen"
+        );
         let data = Versioned {
             version: slot.version,
             value,
