@@ -141,6 +141,37 @@ pub mod caps {
     pub const IN_FLIGHT: usize = 10_000_000;
 }
 
+/// The byte offset, at or after `from`, where field `name` is written (`name` then optional
+/// spaces and a `:`), outside strings and `//` comments.
+fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ if !in_string && i >= from && source[i..].starts_with(name) => {
+                let before = i.checked_sub(1).map(|j| bytes[j]);
+                let word_start = before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'_');
+                let rest = source[i + name.len()..].trim_start_matches([' ', '\t']);
+                if word_start && rest.starts_with(':') {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Parses and checks `source` for protocol `P`, collecting every problem.
 pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Diagnostic>> {
     let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
@@ -159,10 +190,10 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     };
     for problem in P::validate(&doc.config) {
         // A field left at its default is not in the file: the config is the place then.
-        let written = problem
-            .locate
-            .as_deref()
-            .filter(|needle| check.locator.find_from(needle, 0).is_some());
+        let written = problem.locate.as_deref().filter(|needle| {
+            field_offset(source, needle, 0).is_some()
+                || check.locator.find_from(needle, 0).is_some()
+        });
         check.problem(written.or(Some("config")), problem.message, None);
     }
     check.sizes(&doc.stop, doc.timeline.len());
@@ -188,17 +219,22 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
             );
         }
     }
-    for (at, _) in &timeline {
-        if at.as_millis() > doc.stop.max_time_ms && doc.stop.max_time_ms <= caps::TIME_MS {
+    for (i, At(ms, _)) in doc.timeline.iter().enumerate() {
+        if *ms > doc.stop.max_time_ms
+            && *ms <= caps::TIME_MS
+            && doc.stop.max_time_ms <= caps::TIME_MS
+        {
+            // The step's own time is the place (the stop may be left at its default).
+            check.anchor = (steps.len() == doc.timeline.len()).then(|| steps[i]);
             check.problem(
-                Some("max_time_ms"),
+                Some(&ms.to_string()),
                 format!(
-                    "a step at {} ms is after the run stops (max_time_ms: {})",
-                    at.as_millis(),
+                    "a step at {ms} ms is after the run stops (max_time_ms: {})",
                     doc.stop.max_time_ms
                 ),
                 Some("raise stop.max_time_ms or move the step earlier".into()),
             );
+            check.anchor = None;
             break;
         }
     }
@@ -265,8 +301,21 @@ impl Checks<'_> {
         });
     }
 
-    /// Where `needle` is: from the part being checked on, else anywhere in the file.
+    /// Where `needle` is: from the part being checked on, else anywhere in the file. A bare
+    /// field name (`r`, `latency`) is looked for as a field, `name:` outside strings, so that
+    /// the `r` of `Scenario(` or a word of the description is never taken for it.
     fn find(&mut self, needle: &str) -> Option<(usize, usize, usize)> {
+        let is_field = !needle.is_empty()
+            && needle
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !needle.chars().all(|c| c.is_ascii_digit());
+        if is_field
+            && let Some(at) = field_offset(self.source, needle, self.anchor.unwrap_or(0))
+                .or_else(|| field_offset(self.source, needle, 0))
+        {
+            return Some(self.locator.position_of(at, needle));
+        }
         match self.anchor {
             Some(from) => self
                 .locator
