@@ -201,7 +201,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     check.anchor = network;
     let link = check.link(&doc.network);
     check.anchor = None;
-    let timeline = check.timeline::<P>(&doc.timeline, &steps);
+    let timeline = check.timeline::<P>(&doc.config, &doc.timeline, &steps);
     for expect in &doc.expect {
         for name in P::expect_nodes(expect) {
             check.node(&name);
@@ -410,12 +410,17 @@ impl Checks<'_> {
         let mut seen: Vec<&str> = Vec::new();
         let mut problems = Vec::new();
         for name in &self.nodes {
-            if name.trim().is_empty() || name.trim() != name || name.chars().any(char::is_control) {
+            let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if name.trim().is_empty()
+                || name.trim() != name
+                || name.chars().any(|c| c.is_control() || bidi(c))
+            {
                 // Found as written, or with escapes (`\n`) as `problem` also tries.
                 problems.push((
                     format!("\"{name}\""),
                     format!(
-                        "node name {name:?} is empty, padded with spaces or has control characters"
+                        "node name {name:?} is empty, padded with spaces or has control or \
+                         direction-changing characters"
                     ),
                     "write the name on one line, without leading or trailing spaces",
                 ));
@@ -586,6 +591,7 @@ impl Checks<'_> {
 
     fn timeline<P: Protocol>(
         &mut self,
+        config: &P::Config,
         steps: &[At<<P::Actor as Actor>::Command>],
         offsets: &[usize],
     ) -> Vec<(Instant, Action<<P::Actor as Actor>::Command>)> {
@@ -606,7 +612,7 @@ impl Checks<'_> {
                 continue;
             }
             let at = Instant::from_millis(*ms);
-            if let Some(action) = self.step::<P>(*ms, step) {
+            if let Some(action) = self.step::<P>(config, *ms, step) {
                 out.push((at, action));
             }
         }
@@ -616,6 +622,7 @@ impl Checks<'_> {
 
     fn step<P: Protocol>(
         &mut self,
+        config: &P::Config,
         at_ms: u64,
         step: &Step<<P::Actor as Actor>::Command>,
     ) -> Option<Action<<P::Actor as Actor>::Command>> {
@@ -628,9 +635,32 @@ impl Checks<'_> {
                 for other in P::command_nodes(cmd) {
                     self.node(&other);
                 }
+                if !n.starts_with('@')
+                    && self.nodes.contains(n)
+                    && let Some(why) = P::command_problem(config, n, cmd)
+                {
+                    self.problem(Some(&format!("\"{n}\"")), why, None);
+                    return None;
+                }
                 self.on_node::<P>(n, NodeAction::Command(cmd.clone()))?
             }
             Step::Partition(groups) => {
+                let mut seen = Vec::new();
+                for name in groups.iter().flatten() {
+                    if seen.contains(&name) {
+                        self.problem(
+                            Some(&format!("\"{name}\"")),
+                            format!("\"{name}\" is in two groups of the partition"),
+                            Some(
+                                "a node is on one side of a partition: list it in one group \
+                                 (two one-way cuts with PartitionOneWay model an asymmetric one)"
+                                    .into(),
+                            ),
+                        );
+                        return None;
+                    }
+                    seen.push(name);
+                }
                 let ids: Vec<Option<Vec<NodeId>>> =
                     groups.iter().map(|g| self.nodes_of(g)).collect();
                 Action::Partition(ids.into_iter().collect::<Option<_>>()?)

@@ -95,6 +95,18 @@ pub trait Protocol: 'static {
         Vec::new()
     }
 
+    /// Why `command` means nothing to the node called `node` (a `Propose` to an acceptor, a
+    /// `Put` to a storage node that is not the coordinator), or `None` when it is fine. A file
+    /// that sends one is refused at validation rather than run with the command ignored.
+    fn command_problem(
+        config: &Self::Config,
+        node: &str,
+        command: &<Self::Actor as Actor>::Command,
+    ) -> Option<String> {
+        let _ = (config, node, command);
+        None
+    }
+
     /// Node names that a command mentions (besides the node it is sent to).
     fn command_nodes(command: &<Self::Actor as Actor>::Command) -> Vec<String> {
         let _ = command;

@@ -8,7 +8,7 @@ use crate::paxos::config::{self, PaxosConfig};
 use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
 use crate::paxos::narrate;
-use crate::paxos::node::PaxosNode;
+use crate::paxos::node::{PaxosCommand, PaxosNode};
 use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
 use traces::{Lang, Story};
 
@@ -56,6 +56,19 @@ impl Protocol for Paxos {
 
     fn expect_nodes(expect: &PaxosExpect) -> Vec<String> {
         expect::expect_nodes(expect)
+    }
+
+    fn command_problem(
+        config: &PaxosConfig,
+        node: &str,
+        _command: &PaxosCommand,
+    ) -> Option<String> {
+        (!config.proposers.iter().any(|p| p == node)).then(|| {
+            format!(
+                "{node} is not a proposer, so it cannot propose; the proposers are: {}",
+                config.proposers.join(", ")
+            )
+        })
     }
 }
 

@@ -165,6 +165,14 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
                 .into(),
         );
     }
+    if config.elect_within_ms == Some(0) {
+        problem(
+            Some("elect_within_ms".into()),
+            "elect_within_ms is 0: no election takes no time; give the bound a leader must be \
+             elected within, e.g. elect_within_ms: 1000"
+                .into(),
+        );
+    }
     let mut seen = std::collections::BTreeSet::new();
     for node in &config.nodes {
         if !seen.insert(node.name.as_str()) {

@@ -64,6 +64,36 @@ impl Protocol for LiveRing {
         expect::expect_nodes(expect)
     }
 
+    fn command_problem(config: &RingConfig, node: &str, command: &RingCommand) -> Option<String> {
+        let names = config.names();
+        let index = names.iter().position(|n| n == node)?;
+        let coordinator = config.coordinator_index();
+        let is_client = index > coordinator;
+        match command {
+            _ if index < coordinator => Some(format!(
+                "{node} is a storage node: scenario commands go to the coordinator \"{}\"{}",
+                config.coordinator,
+                if config.clients.is_empty() {
+                    ""
+                } else {
+                    " or to a client"
+                }
+            )),
+            RingCommand::Join(_) | RingCommand::Leave(_) if is_client => Some(format!(
+                "{node} is a client: membership changes go to the coordinator \"{}\"",
+                config.coordinator
+            )),
+            RingCommand::Join(n) | RingCommand::Leave(n)
+                if !config.nodes.contains(n) && !config.spares.contains(n) =>
+            {
+                Some(format!(
+                    "only storage nodes and spares join or leave the ring, and \"{n}\" is neither"
+                ))
+            }
+            _ => None,
+        }
+    }
+
     fn command_nodes(command: &RingCommand) -> Vec<String> {
         match command {
             RingCommand::Join(n) | RingCommand::Leave(n) => vec![n.clone()],
