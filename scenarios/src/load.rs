@@ -100,7 +100,33 @@ pub fn from_ron(file: &str, source: &str, e: &ron::error::SpannedError) -> Diagn
             "the file ends too early".to_string(),
             Some("a closing bracket or parenthesis is probably missing".to_string()),
         ),
-        other => (other.to_string(), None),
+        other => {
+            let text = other.to_string();
+            // RON reads a tuple struct's name and its `(` as one token: `At (` is refused.
+            let rest: String = source
+                .lines()
+                .nth(pos.line.saturating_sub(1))
+                .map(|l| l.chars().skip(pos.col.saturating_sub(1)).collect())
+                .unwrap_or_default();
+            let spaced = text.starts_with("Expected opening `(`")
+                && rest
+                    .split_once('(')
+                    .is_some_and(|(name, _)| name.ends_with(char::is_whitespace));
+            let help = spaced
+                .then(|| "write the name and its `(` together, e.g. `At(100, ...)`".to_string());
+            (text, help)
+        }
+    };
+    // A column past the end of its line (a carriage return inside a comment) points at the
+    // line's end instead.
+    let line_chars = source
+        .lines()
+        .nth(pos.line.saturating_sub(1))
+        .map_or(0, |l| l.trim_end_matches('\r').chars().count());
+    let pos_col = pos.col.min(line_chars + 1);
+    let pos = ron::error::Position {
+        line: pos.line,
+        col: pos_col,
     };
     let width = if pos.line == e.span.end.line && e.span.end.col > pos.col {
         e.span.end.col - pos.col
