@@ -340,3 +340,31 @@ fn a_trace_with_a_send_twice_is_refused() {
     assert!(said.contains("sent twice"), "{said}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// Goal: a file that is not UTF-8 (a Latin-1 `é`) is refused where it breaks. Method: such a
+// scenario through `validate` and such a trace through `view`. Proves: exit 2 with the file,
+// line and column of the first bad byte.
+#[test]
+fn files_that_are_not_utf8_are_refused_at_their_bad_byte() {
+    let dir = std::env::temp_dir().join(format!("dsim-latin1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("latin1.ron");
+    std::fs::write(&scenario, b"Scenario(\n  description: \"caf\xe9\",\n)\n").unwrap();
+    let out = dsim(&["validate", scenario.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("latin1.ron:2:20: not UTF-8 text (byte 0xE9)"),
+        "{}",
+        stderr(&out)
+    );
+    let trace = dir.join("t.jsonl");
+    std::fs::write(&trace, b"{\"format\":1}\n\xff\n").unwrap();
+    let out = dsim(&["view", trace.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("t.jsonl:2:1: not UTF-8 text (byte 0xFF)"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
