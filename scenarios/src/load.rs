@@ -353,75 +353,49 @@ impl Checks<'_> {
 
     /// Every size the file sets against [`caps`], each refused with the cap and the field.
     fn sizes(&mut self, stop: &crate::schema::StopSpec, steps: usize) {
-        let too_big = |what: &str, value: String, cap: String, fix: &str| {
+        // (where, what, value, cap, how to fix), every value widened so none can overflow.
+        let sizes: [(&str, &str, u128, u128, &str); 5] = [
             (
-                format!("{what} is {value}, above the limit of {cap}"),
-                fix.to_string(),
-            )
-        };
-        let mut found = Vec::new();
-        if self.nodes.len() > caps::NODES {
-            let fix = "a scenario runs at most that many nodes: use fewer";
-            found.push((
                 "config",
-                too_big(
-                    "the node count",
-                    self.nodes.len().to_string(),
-                    caps::NODES.to_string(),
-                    fix,
-                ),
-            ));
-        }
-        if steps > caps::TIMELINE_STEPS {
-            let fix = "split the scenario, or use a fault rule instead of one step per message";
-            found.push((
+                "the node count",
+                self.nodes.len() as u128,
+                caps::NODES as u128,
+                "a scenario runs at most that many nodes: use fewer",
+            ),
+            (
                 "timeline",
-                too_big(
-                    "the timeline's length",
-                    steps.to_string(),
-                    caps::TIMELINE_STEPS.to_string(),
-                    fix,
-                ),
-            ));
-        }
-        if stop.max_time_ms > caps::TIME_MS {
-            let fix = "virtual time is in milliseconds: 60000 is a minute";
-            found.push((
+                "the timeline's length",
+                steps as u128,
+                caps::TIMELINE_STEPS as u128,
+                "split the scenario, or use a fault rule instead of one step per message",
+            ),
+            (
                 "max_time_ms",
-                too_big(
-                    "max_time_ms",
-                    stop.max_time_ms.to_string(),
-                    caps::TIME_MS.to_string(),
-                    fix,
-                ),
-            ));
-        }
-        if stop.max_steps > caps::STEPS {
-            let fix = "a run longer than that is almost surely a livelock: lower it";
-            found.push((
+                "max_time_ms",
+                u128::from(stop.max_time_ms),
+                u128::from(caps::TIME_MS),
+                "virtual time is in milliseconds: 60000 is a minute",
+            ),
+            (
                 "max_steps",
-                too_big(
-                    "max_steps",
-                    stop.max_steps.to_string(),
-                    caps::STEPS.to_string(),
-                    fix,
-                ),
-            ));
-        }
-        if stop.max_in_flight > caps::IN_FLIGHT {
-            let fix = "lower it: each message in flight takes memory";
-            found.push((
+                "max_steps",
+                u128::from(stop.max_steps),
+                u128::from(caps::STEPS),
+                "a run longer than that is almost surely a livelock: lower it",
+            ),
+            (
                 "max_in_flight",
-                too_big(
-                    "max_in_flight",
-                    stop.max_in_flight.to_string(),
-                    caps::IN_FLIGHT.to_string(),
-                    fix,
-                ),
-            ));
-        }
-        for (field, (message, fix)) in found {
-            self.problem(Some(field), message, Some(fix));
+                "max_in_flight",
+                stop.max_in_flight as u128,
+                caps::IN_FLIGHT as u128,
+                "lower it: each message in flight takes memory",
+            ),
+        ];
+        for (field, what, value, cap, fix) in sizes {
+            if value > cap {
+                let message = format!("{what} is {value}, above the limit of {cap}");
+                self.problem(Some(field), message, Some(fix.to_string()));
+            }
         }
     }
 
