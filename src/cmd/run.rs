@@ -78,7 +78,17 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         view_detail,
         max_steps: None,
     };
-    let result = run_once(&src, &options)?;
+    let result = run_once(&src, &options).map_err(|mut e| {
+        if !args.set.is_empty() && e.code == crate::exit::BAD_INPUT {
+            let sets: Vec<String> = args.set.iter().map(|s| format!("--set '{s}'")).collect();
+            e.message.push_str(&format!(
+                "\n(the lines shown are the file as {} changed it; fix the --set value, or the \
+                 file itself if the problem is elsewhere)",
+                sets.join(" ")
+            ));
+        }
+        e
+    })?;
     if args.check_determinism {
         let again = run_once(&src, &options)?;
         check_same(&result, &again)?;

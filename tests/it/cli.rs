@@ -368,3 +368,18 @@ fn files_that_are_not_utf8_are_refused_at_their_bad_byte() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// Goal: a problem a --set made is told as one. Method: `run` with a --set whose value does not
+// parse. Proves: exit 2, the problem located in the changed text, and a note saying the lines
+// shown are the file as the --set changed it (they are not in the file on disk).
+#[test]
+fn a_problem_made_by_set_says_so() {
+    let out = dsim(&["run", "paxos/lost-accepts", "--set", "phase_timeout_ms=abc"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(said.contains("phase_timeout_ms: abc"), "{said}");
+    assert!(
+        said.contains("--set 'phase_timeout_ms=abc' changed it"),
+        "{said}"
+    );
+}
