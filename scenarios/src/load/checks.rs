@@ -1,175 +1,18 @@
-//! From scenario text to a checked, ready-to-run scenario.
-//!
-//! Parsing goes in two passes: a first look finds the protocol's name, then the whole file is
-//! parsed with that protocol's config, command and expectation types, so a misspelled field or
-//! variant is caught by the parser with its position. Then every name is checked against the
-//! scenario's nodes and the protocol's message kinds and invariants, collecting every problem at
-//! once, each located in the text with the closest valid name suggested.
+//! The second pass: every name, size and rule of a parsed scenario checked against its
+//! protocol, each problem located in the text (see [`Checks::problem`]).
 
+use super::caps;
+use super::ron_errors::suggest;
 use crate::diagnostic::{Diagnostic, Locator, closest};
-use crate::schema::{At, Head, LatencySpec, LinkSpec, ScenarioDoc, Step, StrictHead};
-use ron::extensions::Extensions;
+use crate::schema::{At, LatencySpec, LinkSpec, Step};
 use sim_core::{
-    Action, Actor, Clock, Duration, FaultRule, Instant, Latency, Limits, LinkConfig, Message,
-    NodeAction, NodeId, Protocol, RuleAction,
+    Action, Actor, Clock, Duration, FaultRule, Instant, Latency, LinkConfig, Message, NodeAction,
+    NodeId, Protocol, RuleAction,
 };
-
-/// A scenario checked against its protocol, with names resolved to node ids.
-pub struct Prepared<P: Protocol> {
-    /// Where it came from (a path or a bundled name).
-    pub name: String,
-    /// The file's text, kept for trace headers.
-    pub source: String,
-    /// The parsed document.
-    pub doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect>,
-    /// Node names in id order.
-    pub nodes: Vec<String>,
-    /// The timeline as kernel actions.
-    pub timeline: Vec<(Instant, Action<<P::Actor as Actor>::Command>)>,
-    /// The default link.
-    pub link: LinkConfig,
-    /// Run limits.
-    pub limits: Limits,
-}
-
-/// The RON options every scenario is read with: optional fields need no `Some(..)`.
-pub fn ron_options() -> ron::Options {
-    ron::Options::default().with_default_extension(Extensions::IMPLICIT_SOME)
-}
-
-/// Reads which protocol a scenario is for.
-pub fn protocol_of(file: &str, source: &str) -> Result<String, Diagnostic> {
-    match ron_options().from_str::<Head>(source) {
-        Ok(head) => Ok(head.protocol),
-        Err(e) => {
-            // A missing `protocol` is usually a misspelled one: the strict look names it.
-            if let ron::error::Error::MissingStructField { .. } = e.code
-                && let Err(strict) = ron_options().from_str::<StrictHead>(source)
-            {
-                return Err(from_ron(file, source, &strict));
-            }
-            Err(from_ron(file, source, &e))
-        }
-    }
-}
-
-/// Turns a RON error into a located diagnostic with a suggestion where one helps.
-pub fn from_ron(file: &str, source: &str, e: &ron::error::SpannedError) -> Diagnostic {
-    use ron::error::Error;
-    let pos = e.span.start;
-    let (message, help) = match &e.code {
-        Error::NoSuchStructField {
-            expected,
-            found,
-            outer,
-        } => (
-            format!(
-                "unknown field `{found}`{}",
-                outer
-                    .as_ref()
-                    .map(|o| format!(" in {o}"))
-                    .unwrap_or_default()
-            ),
-            Some(suggest(found, expected, "fields")),
-        ),
-        Error::NoSuchEnumVariant {
-            expected,
-            found,
-            outer,
-        } => (
-            format!(
-                "unknown variant `{found}`{}",
-                outer
-                    .as_ref()
-                    .map(|o| format!(" of {o}"))
-                    .unwrap_or_default()
-            ),
-            Some(suggest(found, expected, "choices")),
-        ),
-        Error::MissingStructField { field, outer } => (
-            format!(
-                "missing field `{field}`{}",
-                outer
-                    .as_ref()
-                    .map(|o| format!(" in {o}"))
-                    .unwrap_or_default()
-            ),
-            Some(format!("add `{field}: ...` (see scenarios/FORMAT.md)")),
-        ),
-        Error::Eof => (
-            "the file ends too early".to_string(),
-            Some("a closing bracket or parenthesis is probably missing".to_string()),
-        ),
-        other => {
-            let text = other.to_string();
-            // RON reads a tuple struct's name and its `(` as one token: `At (` is refused.
-            let rest: String = source
-                .lines()
-                .nth(pos.line.saturating_sub(1))
-                .map(|l| l.chars().skip(pos.col.saturating_sub(1)).collect())
-                .unwrap_or_default();
-            let spaced = text.starts_with("Expected opening `(`")
-                && rest
-                    .split_once('(')
-                    .is_some_and(|(name, _)| name.ends_with(char::is_whitespace));
-            let help = spaced
-                .then(|| "write the name and its `(` together, e.g. `At(100, ...)`".to_string());
-            (text, help)
-        }
-    };
-    // A column past the end of its line (a carriage return inside a comment) points at the
-    // line's end instead.
-    let line_chars = source
-        .lines()
-        .nth(pos.line.saturating_sub(1))
-        .map_or(0, |l| l.trim_end_matches('\r').chars().count());
-    let pos_col = pos.col.min(line_chars + 1);
-    let pos = ron::error::Position {
-        line: pos.line,
-        col: pos_col,
-    };
-    let width = if pos.line == e.span.end.line && e.span.end.col > pos.col {
-        e.span.end.col - pos.col
-    } else {
-        1
-    };
-    let line = pos.line.max(1);
-    let d = Diagnostic::at(file, source, line, pos.col.max(1), width, message);
-    match help {
-        Some(h) => d.with_help(h),
-        None => d,
-    }
-}
-
-fn suggest(found: &str, expected: &[&str], what: &str) -> String {
-    let list = expected.join(", ");
-    match closest(found, expected.iter().copied()) {
-        Some(c) => format!("did you mean `{c}`? The {what} are: {list}"),
-        None => format!("the {what} are: {list}"),
-    }
-}
-
-/// The largest sizes a scenario file may set: a run beyond them would take the machine's
-/// memory or days, and a student's typo should be refused, not run. Each admits the course's
-/// sizes many times over (a 1,000-node ring, a minute of virtual time, a million steps).
-pub mod caps {
-    /// Nodes of one scenario.
-    pub const NODES: usize = 10_000;
-    /// Characters of a node name.
-    pub const NAME_CHARS: usize = 64;
-    /// Steps of a timeline.
-    pub const TIMELINE_STEPS: usize = 100_000;
-    /// Virtual time of a run and of any step, in ms (30 days).
-    pub const TIME_MS: u64 = 30 * 24 * 3_600_000;
-    /// Kernel steps of a run.
-    pub const STEPS: u64 = 100_000_000;
-    /// Messages in flight at once.
-    pub const IN_FLIGHT: usize = 10_000_000;
-}
 
 /// The byte offset, at or after `from`, where field `name` is written (`name` then optional
 /// spaces and a `:`), outside strings and `//` comments.
-fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
+pub(super) fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
     let bytes = source.as_bytes();
     let mut i = 0;
     let mut in_string = false;
@@ -198,105 +41,19 @@ fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// Parses and checks `source` for protocol `P`, collecting every problem.
-pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Diagnostic>> {
-    let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
-        .from_str(source)
-        .map_err(|e| vec![from_ron(file, source, &e)])?;
-    let locator = Locator::new(source);
-    let steps = locator.occurrences("At(");
-    let network = locator.occurrences("network:").first().copied();
-    let mut check = Checks {
-        file,
-        source,
-        locator,
-        problems: Vec::new(),
-        nodes: P::nodes(&doc.config),
-        anchor: None,
-    };
-    for problem in P::validate(&doc.config) {
-        // A field left at its default is not in the file: the config is the place then.
-        let written = problem.locate.as_deref().filter(|needle| {
-            field_offset(source, needle, 0).is_some()
-                || check.locator.find_from(needle, 0).is_some()
-        });
-        check.problem(written.or(Some("config")), problem.message, None);
-    }
-    check.sizes(&doc.stop, doc.timeline.len());
-    check.node_names();
-    check.anchor = network;
-    let link = check.link(&doc.network);
-    check.anchor = None;
-    let timeline = check.timeline::<P>(&doc.config, &doc.timeline, &steps);
-    for expect in &doc.expect {
-        for name in P::expect_nodes(expect) {
-            check.node(&name);
-        }
-    }
-    for name in &doc.expect_violation {
-        let invariants = P::invariants(&doc.config);
-        let names: Vec<&str> = invariants.iter().map(|i| i.name()).collect();
-        if !names.contains(&name.as_str()) {
-            let help = suggest(name, &names, "invariants of this protocol");
-            check.problem(
-                Some(&format!("\"{name}\"")),
-                format!("unknown invariant \"{name}\""),
-                Some(help),
-            );
-        }
-    }
-    for (i, At(ms, _)) in doc.timeline.iter().enumerate() {
-        if *ms > doc.stop.max_time_ms
-            && *ms <= caps::TIME_MS
-            && doc.stop.max_time_ms <= caps::TIME_MS
-        {
-            // The step's own time is the place (the stop may be left at its default).
-            check.anchor = (steps.len() == doc.timeline.len()).then(|| steps[i]);
-            check.problem(
-                Some(&ms.to_string()),
-                format!(
-                    "a step at {ms} ms is after the run stops (max_time_ms: {})",
-                    doc.stop.max_time_ms
-                ),
-                Some("raise stop.max_time_ms or move the step earlier".into()),
-            );
-            check.anchor = None;
-            break;
-        }
-    }
-    if !check.problems.is_empty() {
-        return Err(check.problems);
-    }
-    let limits = Limits {
-        max_steps: doc.stop.max_steps,
-        max_time: Instant::from_millis(doc.stop.max_time_ms),
-        max_in_flight: doc.stop.max_in_flight,
-        ..Limits::default()
-    };
-    Ok(Prepared {
-        name: file.to_string(),
-        source: source.to_string(),
-        nodes: check.nodes,
-        timeline,
-        link,
-        limits,
-        doc,
-    })
-}
-
-struct Checks<'a> {
-    file: &'a str,
-    source: &'a str,
-    locator: Locator<'a>,
-    problems: Vec<Diagnostic>,
-    nodes: Vec<String>,
+pub(super) struct Checks<'a> {
+    pub(super) file: &'a str,
+    pub(super) source: &'a str,
+    pub(super) locator: Locator<'a>,
+    pub(super) problems: Vec<Diagnostic>,
+    pub(super) nodes: Vec<String>,
     /// Where in the file the part being checked starts (a step, the network): problems found
     /// there are located from here, not at the first occurrence of their text in the file.
-    anchor: Option<usize>,
+    pub(super) anchor: Option<usize>,
 }
 
 impl Checks<'_> {
-    fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
+    pub(super) fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
         let found = locate.and_then(|needle| {
             self.find(needle)
                 .or_else(|| {
@@ -330,7 +87,7 @@ impl Checks<'_> {
     /// Where `needle` is: from the part being checked on, else anywhere in the file. A bare
     /// field name (`r`, `latency`) is looked for as a field, `name:` outside strings, so that
     /// the `r` of `Scenario(` or a word of the description is never taken for it.
-    fn find(&mut self, needle: &str) -> Option<(usize, usize, usize)> {
+    pub(super) fn find(&mut self, needle: &str) -> Option<(usize, usize, usize)> {
         let is_field = !needle.is_empty()
             && needle
                 .chars()
@@ -352,7 +109,7 @@ impl Checks<'_> {
     }
 
     /// Every size the file sets against [`caps`], each refused with the cap and the field.
-    fn sizes(&mut self, stop: &crate::schema::StopSpec, steps: usize) {
+    pub(super) fn sizes(&mut self, stop: &crate::schema::StopSpec, steps: usize) {
         // (where, what, value, cap, how to fix), every value widened so none can overflow.
         let sizes: [(&str, &str, u128, u128, &str); 5] = [
             (
@@ -399,7 +156,7 @@ impl Checks<'_> {
         }
     }
 
-    fn node_names(&mut self) {
+    pub(super) fn node_names(&mut self) {
         if self.nodes.is_empty() {
             self.problem(
                 Some("config"),
@@ -455,7 +212,7 @@ impl Checks<'_> {
         }
     }
 
-    fn node(&mut self, name: &str) -> Option<NodeId> {
+    pub(super) fn node(&mut self, name: &str) -> Option<NodeId> {
         if let Some(i) = self.nodes.iter().position(|n| n == name) {
             return Some(NodeId(i as u32));
         }
@@ -489,7 +246,7 @@ impl Checks<'_> {
     }
 
     /// The node a `Restart` names: by name only, since a crashed node claims no role.
-    fn crashed_node(&mut self, target: &str) -> Option<NodeId> {
+    pub(super) fn crashed_node(&mut self, target: &str) -> Option<NodeId> {
         if target.starts_with('@') {
             self.problem(
                 Some(&format!("\"{target}\"")),
@@ -507,7 +264,7 @@ impl Checks<'_> {
 
     /// `action` on the node called `target`, or on whoever claims the role when `target` is
     /// `"@role"` ("@leader"): then the role must be one the protocol's nodes can claim.
-    fn on_node<P: Protocol>(
+    pub(super) fn on_node<P: Protocol>(
         &mut self,
         target: &str,
         action: NodeAction<<P::Actor as Actor>::Command>,
@@ -538,12 +295,12 @@ impl Checks<'_> {
         None
     }
 
-    fn nodes_of(&mut self, names: &[String]) -> Option<Vec<NodeId>> {
+    pub(super) fn nodes_of(&mut self, names: &[String]) -> Option<Vec<NodeId>> {
         let ids: Vec<Option<NodeId>> = names.iter().map(|n| self.node(n)).collect();
         ids.into_iter().collect()
     }
 
-    fn kind<M: Message>(&mut self, kind: &str) -> bool {
+    pub(super) fn kind<M: Message>(&mut self, kind: &str) -> bool {
         if M::KINDS.contains(&kind) {
             return true;
         }
@@ -556,7 +313,7 @@ impl Checks<'_> {
         false
     }
 
-    fn link(&mut self, spec: &LinkSpec) -> LinkConfig {
+    pub(super) fn link(&mut self, spec: &LinkSpec) -> LinkConfig {
         let ms = Duration::from_millis;
         let us = Duration::from_micros;
         let latency = match spec.latency {
@@ -589,7 +346,7 @@ impl Checks<'_> {
         }
     }
 
-    fn timeline<P: Protocol>(
+    pub(super) fn timeline<P: Protocol>(
         &mut self,
         config: &P::Config,
         steps: &[At<<P::Actor as Actor>::Command>],
@@ -620,7 +377,7 @@ impl Checks<'_> {
         out
     }
 
-    fn step<P: Protocol>(
+    pub(super) fn step<P: Protocol>(
         &mut self,
         config: &P::Config,
         at_ms: u64,
@@ -730,7 +487,7 @@ impl Checks<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn rule<P: Protocol>(
+    pub(super) fn rule<P: Protocol>(
         &mut self,
         at_ms: u64,
         from: &Option<String>,
