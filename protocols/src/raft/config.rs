@@ -155,6 +155,15 @@ impl RaftConfig {
 /// Problems parsing cannot see, each saying how to fix it.
 pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
     let mut problems = Vec::new();
+    problems.extend(cluster_problems(config));
+    problems.extend(log_problems(config));
+    problems.extend(timing_problems(config));
+    problems
+}
+
+/// The cluster: nodes listed, the liveness bound, pinned deadlines naming nodes.
+fn cluster_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
     let mut problem = |locate: Option<String>, message: String| {
         problems.push(ConfigProblem { locate, message });
     };
@@ -173,6 +182,26 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
                 .into(),
         );
     }
+    for name in config.first_deadline_ms.keys() {
+        if !config.nodes.iter().any(|n| &n.name == name) {
+            problem(
+                Some(format!("\"{name}\"")),
+                format!(
+                    "first_deadline_ms pins \"{name}\", which is not a node; the nodes are {}",
+                    config.names().join(", ")
+                ),
+            );
+        }
+    }
+    problems
+}
+
+/// Each node's name and log: unique names, one way to give a log, terms in order.
+fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let mut problem = |locate: Option<String>, message: String| {
+        problems.push(ConfigProblem { locate, message });
+    };
     let mut seen = std::collections::BTreeSet::new();
     for node in &config.nodes {
         if !seen.insert(node.name.as_str()) {
@@ -224,6 +253,15 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
             );
         }
     }
+    problems
+}
+
+/// Timeouts: election timeouts ordered and positive, heartbeats well below them.
+fn timing_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let mut problem = |locate: Option<String>, message: String| {
+        problems.push(ConfigProblem { locate, message });
+    };
     let (min, max) = config.election_timeout_ms;
     if min > max {
         problem(
@@ -262,17 +300,6 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
             Some("rpc_timeout_ms".into()),
             "rpc_timeout_ms is 0: every RPC would time out at once; use e.g. 50".into(),
         );
-    }
-    for name in config.first_deadline_ms.keys() {
-        if !config.nodes.iter().any(|n| &n.name == name) {
-            problem(
-                Some(format!("\"{name}\"")),
-                format!(
-                    "first_deadline_ms pins \"{name}\", which is not a node; the nodes are {}",
-                    config.names().join(", ")
-                ),
-            );
-        }
     }
     problems
 }
