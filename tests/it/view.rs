@@ -268,3 +268,39 @@ fn view_filters_that_cannot_match_are_refused_or_told() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("nothing in"), "{}", stderr(&out));
 }
+
+// Goal: an edited trace never has a field silently ignored. Method: a field added at the top of
+// a record, and one inside a message's payload. Proves: `check` and `view` refuse each (exit 2)
+// with the line and the field's path.
+#[test]
+fn unknown_fields_in_a_trace_are_refused_with_their_path() {
+    let dir = scratch("view-unknown-field");
+    let trace = trace_of("paxos/lost-accepts", &dir);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let (n, send) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("\"kind\":\"send\""))
+        .unwrap();
+    for (edit, path) in [
+        (
+            send.replacen("{\"step\"", "{\"stepp\":1,\"step\"", 1),
+            "`stepp`",
+        ),
+        (send.replace("}}}", ",\"bogus\":1}}}"), ".bogus`"),
+    ] {
+        assert_ne!(edit, send);
+        let edited = dir.join("edited.jsonl");
+        std::fs::write(&edited, text.replacen(send, &edit, 1)).unwrap();
+        for cmd in ["check", "view"] {
+            let out = dsim(&[cmd, edited.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(2), "{cmd}: {}", stderr(&out));
+            let said = stderr(&out);
+            assert!(
+                said.contains(&format!("edited.jsonl:{}: unknown field", n + 1)),
+                "{said}"
+            );
+            assert!(said.contains(path), "{said}");
+        }
+    }
+}

@@ -93,8 +93,16 @@ pub fn read_trace_lines<A: Actor>(text: &str) -> Result<NumberedTrace<A>, TraceE
             ))
         })?;
         shape(&raw).map_err(at)?;
-        let record: Record<A> = serde_json::from_value(raw)
+        let record: Record<A> = serde_json::from_value(raw.clone())
             .map_err(|e| at(format!("not a {} record: {e}", header.protocol)))?;
+        let typed = serde_json::to_value(&record).expect("records serialize");
+        if let Some(path) = unknown_field(&raw, &typed, String::new()) {
+            return Err(at(format!(
+                "unknown field `{path}` in a {} record: a misspelled or edited field would \
+                 be ignored; fix or delete it (see traces/FORMAT.md)",
+                record.event.kind_name()
+            )));
+        }
         coherence.check(&record).map_err(at)?;
         records.push(record);
         lines.push(i + 1);
@@ -104,6 +112,30 @@ pub fn read_trace_lines<A: Actor>(text: &str) -> Result<NumberedTrace<A>, TraceE
         records,
         lines,
     })
+}
+
+/// The first field of `raw` (as a dotted path) that the typed record does not have: a field
+/// its types would silently drop. Fields the record adds by default may be absent from `raw`.
+fn unknown_field(raw: &Value, typed: &Value, path: String) -> Option<String> {
+    match (raw, typed) {
+        (Value::Object(r), Value::Object(t)) => r.iter().find_map(|(k, v)| {
+            let here = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            match t.get(k) {
+                None => Some(here),
+                Some(tv) => unknown_field(v, tv, here),
+            }
+        }),
+        (Value::Array(r), Value::Array(t)) => r
+            .iter()
+            .zip(t)
+            .enumerate()
+            .find_map(|(i, (rv, tv))| unknown_field(rv, tv, format!("{path}[{i}]"))),
+        _ => None,
+    }
 }
 
 /// What every record line has, whatever its protocol: an object with a whole `step` and `time`
