@@ -147,9 +147,15 @@ fn mutate(text: &str, class: Class, rng: &mut SimRng) -> Vec<u8> {
             }
         }
         Class::UnknownField => {
-            let opens: Vec<usize> = text.match_indices('(').map(|(i, _)| i + 1).collect();
+            // A RON struct opens with `(`, a JSON object (a trace record) with `{`.
+            let (open, field): (char, &[u8]) = if text.starts_with('{') {
+                ('{', b"\"zq_field\":1,")
+            } else {
+                ('(', b"zq_field: 1, ")
+            };
+            let opens: Vec<usize> = text.match_indices(open).map(|(i, _)| i + 1).collect();
             if let Some(at) = pick(rng, &opens) {
-                bytes.splice(at..at, b"zq_field: 1, ".iter().copied());
+                bytes.splice(at..at, field.iter().copied());
             }
         }
         Class::LongString | Class::HostileString => {
