@@ -258,36 +258,51 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) -> Resu
             r.net.duplicated
         );
     }
+    let say = |en: &'static str, spanish: &'static str| if es { spanish } else { en };
     for v in &r.violations {
         out!(
-            "violation of {} at step {} ({}): {}",
+            "{} {} {} {} ({}): {}",
+            say("violation of", "violación de"),
             v.invariant,
+            say("at step", "en el paso"),
             v.step,
             v.time,
             v.message
         );
     }
+    let (ok, fail) = ("ok  ", say("FAIL", "FALLA"));
     for e in &result.expectations {
-        let mark = if e.held { "ok  " } else { "FAIL" };
-        out!("{mark} expect {}: {}", e.expect, e.detail);
+        let mark = if e.held { ok } else { fail };
+        out!(
+            "{mark} {} {}: {}",
+            say("expect", "se espera"),
+            e.expect,
+            e.detail
+        );
     }
     for name in &result.expect_violation {
         let found = r.violations.iter().any(|v| &v.invariant == name);
-        let mark = if found { "ok  " } else { "FAIL" };
+        let mark = if found { ok } else { fail };
+        let what = if found {
+            say(
+                "found, as the scenario means to show",
+                "encontrada, como el escenario quiere mostrar",
+            )
+        } else {
+            say("not found", "no encontrada")
+        };
         out!(
-            "{mark} expect violation of {name}: {}",
-            if found {
-                "found, as the scenario means to show"
-            } else {
-                "not found"
-            }
+            "{mark} {} {name}: {what}",
+            say("expect violation of", "se espera una violación de")
         );
     }
     if result.passed {
-        out!("PASSED");
+        out!("{}", say("PASSED", "SUPERADO"));
     } else {
         out!(
-            "FAILED (replay: {}{sets})",
+            "{} ({}: {}{sets})",
+            say("FAILED", "FALLIDO"),
+            say("replay", "repetir"),
             replay_command(&result.scenario, result.seed)
         );
     }
