@@ -15,6 +15,8 @@ pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// A bug: a panicking actor or a broken kernel invariant.
 pub const BUG: u8 = 3;
+/// The reader of standard output closed the pipe before the command finished (128 + SIGPIPE).
+pub const CLOSED_PIPE: u8 = 141;
 
 /// An error that ends a command, with the exit code it maps to.
 #[derive(Debug)]
@@ -41,11 +43,12 @@ impl CliError {
         }
     }
     /// A failed write to standard output: a reader that closed the pipe ends the command
-    /// quietly (exit 0, as ripgrep does: the reader wanted no more); anything else is exit 2.
+    /// quietly with 141, the code a shell gives a command killed by SIGPIPE (coreutils' way), so
+    /// a script never takes a cut-off output for a pass; anything else is exit 2 with one line.
     pub fn stdout(err: std::io::Error) -> CliError {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
             return CliError {
-                code: OK,
+                code: CLOSED_PIPE,
                 message: String::new(),
             };
         }

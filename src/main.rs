@@ -18,7 +18,8 @@ use clap::{Parser, Subcommand};
 ///
 /// Start with `dsim list`, then `dsim run paxos/lost-accepts`.
 /// Diagnostics: RUST_LOG=dsim=debug prints the kernel's steps stamped with virtual time.
-/// Exit codes: 0 ok; 1 a violation, failed expectation or difference; 2 bad input; 3 a bug.
+/// Exit codes: 0 ok; 1 a violation, failed expectation or difference; 2 bad input; 3 a bug;
+/// 141 the reader of the output closed the pipe.
 #[derive(Parser, Debug)]
 #[command(name = "dsim", version, about, long_about, propagate_version = true)]
 struct Cli {

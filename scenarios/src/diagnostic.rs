@@ -140,22 +140,10 @@ impl<'s> Locator<'s> {
             .find(|(n, _)| n == needle)
             .map(|(_, at)| *at)
             .unwrap_or(0);
-        // The next occurrence after the last one reported for this needle, or the first one
-        // again when a second problem names the same text.
-        let mut from = if self.source.get(start..)?.contains(needle) {
-            start
-        } else {
-            0
-        };
-        let found = loop {
-            let rel = self.source.get(from..)?.find(needle)?;
-            let at = from + rel;
-            let line_start = self.source[..at].rfind('\n').map_or(0, |i| i + 1);
-            if !self.source[line_start..at].contains("//") {
-                break at;
-            }
-            from = at + needle.len();
-        };
+        // The next occurrence outside comments after the last one reported for this needle,
+        // or the first one again when a later problem names the same text.
+        let all = self.occurrences(needle);
+        let found = *all.iter().find(|&&at| at >= start).or(all.first())?;
         let next = found + needle.len();
         match self.used.iter_mut().find(|(n, _)| n == needle) {
             Some(entry) => entry.1 = next,
@@ -219,9 +207,18 @@ mod tests {
         let mut loc = Locator::new(src);
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(2));
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(3));
-        // A third problem naming the same text points at its first place again.
+        // A third problem naming the same text points at its first place again, never at the
+        // commented occurrence.
         assert_eq!(loc.find("\"n9\"").map(|p| p.0), Some(2));
-        assert_eq!(loc.find("\"zz\""), None);
+        let mut wraps = Locator::new("A(\"n9\")\n// \"n9\" again\n");
+        assert_eq!(wraps.find("\"n9\"").map(|p| p.0), Some(1));
+        assert_eq!(
+            wraps.find("\"n9\"").map(|p| p.0),
+            Some(1),
+            "past a commented one"
+        );
+        let only_commented = "// \"n9\" here\nA(1)\n";
+        assert_eq!(Locator::new(only_commented).find("\"n9\""), None);
     }
 
     #[test]

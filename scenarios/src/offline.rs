@@ -76,12 +76,6 @@ pub struct TypedTrace<P: Story> {
 pub trait LoadedTrace {
     /// The header.
     fn header(&self) -> &Header;
-    /// How many records the file holds.
-    fn len(&self) -> usize;
-    /// Whether the file holds no record.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
     /// The view for the renderers, with the story (folded as `dsim run` folds it) attached.
     fn view(&self, lang: Lang, detail: Detail) -> TraceView;
     /// Re-checks the records against the invariants of the scenario in the header, so a
@@ -114,10 +108,6 @@ impl<P: Story> TypedTrace<P> {
 impl<P: Story> LoadedTrace for TypedTrace<P> {
     fn header(&self) -> &Header {
         &self.header
-    }
-
-    fn len(&self) -> usize {
-        self.records.len()
     }
 
     fn view(&self, lang: Lang, detail: Detail) -> TraceView {

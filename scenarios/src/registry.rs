@@ -138,8 +138,16 @@ pub fn protocol_for(file: &str, source: &str) -> Result<&'static dyn DynProtocol
         Some(c) => format!("did you mean \"{c}\"? dsim knows: {list}"),
         None => format!("dsim knows: {list}"),
     };
-    let needle = format!("\"{name}\"");
-    let d = match Locator::new(source).find(&needle) {
+    // The name as written, else escaped, else the `protocol:` field itself.
+    let mut locator = Locator::new(source);
+    let found = locator
+        .find(&format!("\"{name}\""))
+        .or_else(|| locator.find(&format!("{name:?}")))
+        .or_else(|| {
+            let at = crate::load::field_offset(source, "protocol", 0)?;
+            Some(locator.position_of(at, "protocol"))
+        });
+    let d = match found {
         Some((line, col, width)) => Diagnostic::at(
             file,
             source,

@@ -186,8 +186,12 @@ fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
         (InFlightLimit, true) => "demasiados mensajes en vuelo",
         (Violation, false) => "stopped at the first violation",
         (Violation, true) => "parada en la primera violación",
-        (Livelock, false) => "a livelock: 100000 steps without virtual time advancing",
-        (Livelock, true) => "bucle sin avance: 100000 pasos sin que avance el tiempo virtual",
+        (Livelock, false) => {
+            "a livelock: the per-instant step limit was reached without virtual time advancing"
+        }
+        (Livelock, true) => {
+            "bucle sin avance: se alcanzó el límite de pasos sin que avance el tiempo virtual"
+        }
     }
 }
 

@@ -20,7 +20,7 @@ fn run_prints_a_story_and_json_parses() {
 /// A failed expectation exits 1 and says which one and how to replay.
 #[test]
 fn a_failed_expectation_exits_one() {
-    let dir = std::env::temp_dir().join(format!("dsim-cli-{}", std::process::id()));
+    let dir = crate::support::scratch("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("ring.ron");
     let text = scenarios::bundled::find("demo/token-ring")
@@ -55,7 +55,7 @@ fn spanish_story() {
 /// `--trace` writes a trace whose header carries the scenario and the seed.
 #[test]
 fn trace_file_carries_its_scenario() {
-    let dir = std::env::temp_dir().join(format!("dsim-trace-{}", std::process::id()));
+    let dir = crate::support::scratch("trace");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.jsonl");
     let out = dsim(&[
@@ -80,7 +80,7 @@ fn trace_file_carries_its_scenario() {
 /// panic knob. Proves: exit 3, the seed and the replay command are printed.
 #[test]
 fn a_panicking_actor_exits_three_with_the_replay_command() {
-    let dir = std::env::temp_dir().join(format!("dsim-panic-{}", std::process::id()));
+    let dir = crate::support::scratch("panic");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("ring.ron");
     let text = scenarios::bundled::find("demo/token-ring")
@@ -118,7 +118,7 @@ fn diagnostics_are_stamped_with_virtual_time() {
 /// keeps `--trace /dev/null` from replacing the device with a regular file, which a rename did).
 #[test]
 fn a_trace_written_through_a_link_keeps_the_link() {
-    let dir = std::env::temp_dir().join(format!("dsim-link-{}", std::process::id()));
+    let dir = crate::support::scratch("link");
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("real.jsonl");
     std::fs::write(&target, "old").unwrap();
@@ -166,12 +166,12 @@ fn long_stories_are_trimmed_unless_full() {
 // Goal: output that cannot be written never panics and never passes for written. Method: every
 // printing command with standard output on /dev/full; then a long story into a pipe whose
 // reader goes away after one line. Proves: exit 2 with a one-line message for a full disk, and
-// a quiet exit 0 for a closed pipe (the reader wanted no more), never a panic.
+// a quiet 141 (a shell's code for SIGPIPE) for a closed pipe, never a panic.
 #[test]
 fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-    let dir = std::env::temp_dir().join(format!("dsim-full-{}", std::process::id()));
+    let dir = crate::support::scratch("full");
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.jsonl");
     let trace = trace.to_str().unwrap();
@@ -209,6 +209,13 @@ fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
             assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
     }
+    // The output must be far larger than a pipe's buffer (64 KiB), or the write never fails.
+    let whole = dsim(&["run", "raft/split-votes", "--full", "-v"]);
+    assert!(
+        whole.stdout.len() > 3 * 65_536,
+        "{} bytes",
+        whole.stdout.len()
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_dsim"))
         .args(["run", "raft/split-votes", "--full", "-v"])
         .stdout(Stdio::piped())
@@ -222,7 +229,7 @@ fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
     assert!(first.starts_with("raft/split-votes"), "{first}");
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -237,7 +244,7 @@ fn unwritable_output_is_an_error_and_a_closed_pipe_a_quiet_stop() {
 fn writes_are_whole_unique_and_truthful() {
     use std::os::unix::fs::PermissionsExt;
     use std::process::Command;
-    let dir = std::env::temp_dir().join(format!("dsim-writes-{}", std::process::id()));
+    let dir = crate::support::scratch("writes");
     std::fs::create_dir_all(&dir).unwrap();
     let target = dir.join("t.jsonl");
     let t = target.to_str().unwrap();
@@ -293,7 +300,7 @@ fn writes_are_whole_unique_and_truthful() {
 // Proves: the run stops at the per-instant step limit, says "livelock", and fails (exit 1).
 #[test]
 fn a_run_that_never_advances_time_is_a_livelock() {
-    let dir = std::env::temp_dir().join(format!("dsim-livelock-{}", std::process::id()));
+    let dir = crate::support::scratch("livelock");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("one.ron");
     std::fs::write(
@@ -312,7 +319,7 @@ fn a_run_that_never_advances_time_is_a_livelock() {
 // Proves: `check` exits 2 naming the line of the second send.
 #[test]
 fn a_trace_with_a_send_twice_is_refused() {
-    let dir = std::env::temp_dir().join(format!("dsim-twice-{}", std::process::id()));
+    let dir = crate::support::scratch("twice");
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.jsonl");
     let t = trace.to_str().unwrap();
@@ -346,7 +353,7 @@ fn a_trace_with_a_send_twice_is_refused() {
 // line and column of the first bad byte.
 #[test]
 fn files_that_are_not_utf8_are_refused_at_their_bad_byte() {
-    let dir = std::env::temp_dir().join(format!("dsim-latin1-{}", std::process::id()));
+    let dir = crate::support::scratch("latin1");
     std::fs::create_dir_all(&dir).unwrap();
     let scenario = dir.join("latin1.ron");
     std::fs::write(&scenario, b"Scenario(\n  description: \"caf\xe9\",\n)\n").unwrap();

@@ -3,7 +3,7 @@
 use crate::support::{dsim, stdout};
 
 fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("dsim-course-{}-{name}", std::process::id()));
+    let dir = crate::support::scratch(&format!("course-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(name);
     std::fs::write(&file, text).unwrap();

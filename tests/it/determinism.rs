@@ -41,7 +41,7 @@ fn another_seed_changes_a_random_run() {
 /// written by two processes are identical.
 #[test]
 fn two_processes_write_the_same_trace_file() {
-    let dir = std::env::temp_dir().join(format!("dsim-det-{}", std::process::id()));
+    let dir = crate::support::scratch("det");
     std::fs::create_dir_all(&dir).unwrap();
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");

@@ -86,7 +86,7 @@ fn the_splitter_reads_quotes_and_comments() {
 // command exists to show a failure (a sweep that finds one); never 2 (usage, bad input) or 3.
 #[test]
 fn every_dsim_command_in_the_docs_runs() {
-    let scratch = std::env::temp_dir().join(format!("dsim-docs-{}", std::process::id()));
+    let scratch = crate::support::scratch("docs");
     std::fs::create_dir_all(&scratch).unwrap();
     let mut ran = 0;
     for doc in DOCS {

@@ -428,7 +428,7 @@ fn ring4_mapreduce_makespan_stalls_at_the_hottest_word() {
 
 #[test]
 fn plots_are_svg_with_escaped_text() {
-    let dir = std::env::temp_dir().join(format!("dsim-ring-plot-{}", std::process::id()));
+    let dir = crate::support::scratch("ring-plot");
     std::fs::create_dir_all(&dir).unwrap();
     for (cmd, extra) in [
         (

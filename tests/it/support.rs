@@ -59,3 +59,12 @@ pub fn bundled_trace(b: &scenarios::bundled::Bundled) -> String {
     let result = protocol.run(b.name, b.source, &options).unwrap();
     result.trace.expect("a kept trace")
 }
+
+/// A fresh scratch directory for one test, emptied first: a run that failed half-way (a
+/// read-only file left behind) never leaves state for the next one.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

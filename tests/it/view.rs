@@ -2,17 +2,8 @@
 //! scenario in every format, an edited trace judged, replays and differences found, bad trace
 //! files refused with their line.
 
-use crate::support::{dsim, stderr, stdout};
+use crate::support::{dsim, scratch, stderr, stdout};
 use scenarios::bundled::BUNDLED;
-use std::path::PathBuf;
-
-/// A fresh scratch directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Runs bundled scenario `name` and returns the path of its trace in `dir`.
 pub fn trace_of(name: &str, dir: &std::path::Path) -> String {

@@ -6,8 +6,9 @@
 //! `tests/js/node_modules` for Mermaid) a test says it skipped and why, except under `CI=true`,
 //! where a missing tool is a failure.
 
+use crate::support::scratch;
 use crate::support::{dsim, root, stderr, stdout};
-use crate::view::{scratch, trace_of};
+use crate::view::trace_of;
 use scenarios::bundled::BUNDLED;
 use std::path::{Path, PathBuf};
 use std::process::Command;

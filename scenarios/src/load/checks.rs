@@ -12,25 +12,47 @@ use sim_core::{
 
 /// The byte offset, at or after `from`, where field `name` is written (`name` then optional
 /// spaces and a `:`), outside strings and `//` comments.
-pub(super) fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
+pub(crate) fn field_offset(source: &str, name: &str, from: usize) -> Option<usize> {
     let bytes = source.as_bytes();
+    let name = name.as_bytes();
     let mut i = 0;
     let mut in_string = false;
+    let mut block_depth = 0usize;
     while i < bytes.len() {
+        let next = bytes.get(i + 1).copied();
         match bytes[i] {
+            _ if block_depth > 0 => match (bytes[i], next) {
+                (b'*', Some(b'/')) => {
+                    block_depth -= 1;
+                    i += 1;
+                }
+                (b'/', Some(b'*')) => {
+                    block_depth += 1;
+                    i += 1;
+                }
+                _ => {}
+            },
             b'\\' if in_string => i += 1,
             b'"' => in_string = !in_string,
-            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => {
+            b'/' if !in_string && next == Some(b'/') => {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
                 }
                 continue;
             }
-            _ if !in_string && i >= from && source[i..].starts_with(name) => {
+            b'/' if !in_string && next == Some(b'*') => {
+                block_depth = 1;
+                i += 1;
+            }
+            // Byte comparisons: `i` need not be a char boundary (a comment or string may hold
+            // any text), and a match of an ASCII name always starts on one.
+            _ if !in_string && i >= from && bytes[i..].starts_with(name) => {
                 let before = i.checked_sub(1).map(|j| bytes[j]);
                 let word_start = before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'_');
-                let rest = source[i + name.len()..].trim_start_matches([' ', '\t']);
-                if word_start && rest.starts_with(':') {
+                let rest = bytes[i + name.len()..]
+                    .iter()
+                    .find(|&&b| b != b' ' && b != b'\t');
+                if word_start && rest == Some(&b':') {
                     return Some(i);
                 }
             }

@@ -14,7 +14,8 @@ pub use ron_errors::{from_ron, protocol_of, ron_options};
 
 use crate::diagnostic::{Diagnostic, Locator};
 use crate::schema::{At, ScenarioDoc};
-use checks::{Checks, field_offset};
+use checks::Checks;
+pub(crate) use checks::field_offset;
 use ron_errors::suggest;
 use sim_core::{Action, Actor, Instant, Limits, LinkConfig, Protocol};
 
