@@ -1,7 +1,6 @@
 //! Flag values that several commands share: the story's language and `--set KEY=VALUE`.
 
 use crate::exit::CliError;
-use scenarios::vary::set_config_field;
 use traces::Lang;
 
 /// Parses `--lang`.
@@ -28,10 +27,5 @@ pub fn parse_sets(flags: &[String]) -> Result<Vec<(String, String)>, CliError> {
 
 /// The scenario text with a row of (key, value) settings applied to its config.
 pub fn apply_sets(text: &str, sets: &[(String, String)]) -> Result<String, CliError> {
-    let mut text = text.to_string();
-    for (key, value) in sets {
-        text = set_config_field(&text, key, value)
-            .map_err(|e| CliError::bad_input(format!("cannot set {key}={value}: {e}")))?;
-    }
-    Ok(text)
+    scenarios::vary::apply_sets(text, sets).map_err(CliError::bad_input)
 }

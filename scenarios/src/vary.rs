@@ -142,9 +142,121 @@ fn value_end(bytes: &[u8], start: usize, to: usize) -> usize {
     end
 }
 
+/// The grid of config variants a sweep's `--vary` flags ask for, enumerated lazily: a grid of
+/// 810,000 variants is built row by row from its axes, never all at once.
+pub struct Grid {
+    /// Each varied key and its values, in flag order.
+    axes: Vec<(String, Vec<String>)>,
+}
+
+impl Grid {
+    /// Parses `--vary` flags; a key varied twice is refused (its rows would contradict).
+    pub fn parse(vary: &[String]) -> Result<Grid, String> {
+        let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+        for v in vary {
+            let Some((key, values)) = v.split_once('=') else {
+                return Err(format!(
+                    "--vary `{v}`: write KEY=V1|V2, e.g. --vary 'heartbeat_ms=20|50'"
+                ));
+            };
+            let key = key.trim();
+            let values: Vec<String> = values.split('|').map(|x| x.trim().to_string()).collect();
+            if key.is_empty() || values.iter().any(String::is_empty) {
+                return Err(format!(
+                    "--vary `{v}`: a key and non-empty values are needed, e.g. 'heartbeat_ms=20|50'"
+                ));
+            }
+            if axes.iter().any(|(k, _)| k == key) {
+                return Err(format!(
+                    "--vary {key} is given twice: list all its values in one flag, e.g. \
+                     --vary '{key}=A|B|C'"
+                ));
+            }
+            axes.push((key.to_string(), values));
+        }
+        Ok(Grid { axes })
+    }
+
+    /// How many variants (rows) the grid has, saturating.
+    pub fn len(&self) -> u64 {
+        self.axes
+            .iter()
+            .fold(1u64, |n, (_, values)| n.saturating_mul(values.len() as u64))
+    }
+
+    /// Row `i`: the last flag's values vary fastest, as nested loops in flag order would.
+    pub fn row(&self, mut i: u64) -> Vec<(String, String)> {
+        let mut row = Vec::with_capacity(self.axes.len());
+        for (key, values) in self.axes.iter().rev() {
+            let n = values.len() as u64;
+            row.push((key.clone(), values[(i % n) as usize].clone()));
+            i /= n;
+        }
+        row.reverse();
+        row
+    }
+
+    /// Every (key, value) the grid sets, each once: checking each alone against the file finds
+    /// a bad value before any run, without building every row.
+    pub fn each_setting(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.axes
+            .iter()
+            .flat_map(|(k, values)| values.iter().map(move |v| (k.as_str(), v.as_str())))
+    }
+
+    /// Whether the grid has no variant (never: with no `--vary` it has the file as written).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `source` with a row of (key, value) settings applied to its config, in order.
+pub fn apply_sets(source: &str, sets: &[(String, String)]) -> Result<String, String> {
+    let mut text = source.to_string();
+    for (key, value) in sets {
+        text = set_config_field(&text, key, value)
+            .map_err(|e| format!("cannot set {key}={value}: {e}"))?;
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn vary(n: usize, keys: &[&str]) -> Vec<String> {
+        keys.iter()
+            .map(|k| {
+                let values: Vec<String> = (0..n).map(|v| v.to_string()).collect();
+                format!("{k}={}", values.join("|"))
+            })
+            .collect()
+    }
+
+    // Goal: a large grid costs the memory of its axes, not of its rows. Method: 4 keys of 30
+    // values (810,000 variants); the first, a middle and the last row computed directly.
+    // Proves: rows are enumerated lazily in nested-loop order (the last flag fastest).
+    #[test]
+    fn the_grid_is_enumerated_lazily_in_flag_order() {
+        let grid = Grid::parse(&vary(30, &["a", "b", "c", "d"])).unwrap();
+        assert_eq!(grid.len(), 810_000);
+        let row = |i| grid.row(i).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        assert_eq!(row(0), ["0", "0", "0", "0"]);
+        assert_eq!(row(1), ["0", "0", "0", "1"]);
+        assert_eq!(row(30), ["0", "0", "1", "0"]);
+        assert_eq!(row(809_999), ["29", "29", "29", "29"]);
+        assert_eq!(Grid::parse(&[]).unwrap().len(), 1);
+    }
+
+    // Goal: contradictory flags are refused. Method: the same key varied twice. Proves: an
+    // error that says how to write it instead.
+    #[test]
+    fn a_key_varied_twice_is_refused() {
+        let e = Grid::parse(&vary(2, &["heartbeat_ms", "heartbeat_ms"]))
+            .err()
+            .unwrap();
+        assert!(e.contains("given twice"), "{e}");
+    }
 
     const SRC: &str = r#"Scenario(
     description: "x (with parens, and commas)",

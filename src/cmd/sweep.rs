@@ -8,6 +8,7 @@ use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::sweep::{SeedOutcome, SweepSummary, parse_seeds, summarize};
+use scenarios::vary::Grid;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -61,61 +62,6 @@ struct SweepReport {
 const MAX_RUNS: u64 = 10_000_000;
 /// The most worker threads.
 const MAX_JOBS: usize = 256;
-
-/// The grid of config variants `--vary` flags ask for, enumerated lazily: a grid of 810,000
-/// variants takes the memory of its axes, not of its rows.
-struct Grid {
-    /// Each varied key and its values, in flag order.
-    axes: Vec<(String, Vec<String>)>,
-}
-
-impl Grid {
-    /// Parses `--vary` flags; a key varied twice is refused (its rows would contradict).
-    fn parse(vary: &[String]) -> Result<Grid, CliError> {
-        let mut axes: Vec<(String, Vec<String>)> = Vec::new();
-        for v in vary {
-            let Some((key, values)) = v.split_once('=') else {
-                return Err(CliError::bad_input(format!(
-                    "--vary `{v}`: write KEY=V1|V2, e.g. --vary 'heartbeat_ms=20|50'"
-                )));
-            };
-            let key = key.trim();
-            let values: Vec<String> = values.split('|').map(|x| x.trim().to_string()).collect();
-            if key.is_empty() || values.iter().any(String::is_empty) {
-                return Err(CliError::bad_input(format!(
-                    "--vary `{v}`: a key and non-empty values are needed, e.g. 'heartbeat_ms=20|50'"
-                )));
-            }
-            if axes.iter().any(|(k, _)| k == key) {
-                return Err(CliError::bad_input(format!(
-                    "--vary {key} is given twice: list all its values in one flag, e.g. \
-                     --vary '{key}=A|B|C'"
-                )));
-            }
-            axes.push((key.to_string(), values));
-        }
-        Ok(Grid { axes })
-    }
-
-    /// How many variants (rows) the grid has, saturating.
-    fn len(&self) -> u64 {
-        self.axes
-            .iter()
-            .fold(1u64, |n, (_, values)| n.saturating_mul(values.len() as u64))
-    }
-
-    /// Row `i`: the last flag's values vary fastest, as nested loops in flag order would.
-    fn row(&self, mut i: u64) -> Vec<(String, String)> {
-        let mut row = Vec::with_capacity(self.axes.len());
-        for (key, values) in self.axes.iter().rev() {
-            let n = values.len() as u64;
-            row.push((key.clone(), values[(i % n) as usize].clone()));
-            i /= n;
-        }
-        row.reverse();
-        row
-    }
-}
 
 /// One batch of variants of a sweep: each loaded (parsed once), its seeds run in chunks on the
 /// pool, only each variant's summary kept. Results come back in seed order whatever thread ran
@@ -184,7 +130,16 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     let src = resolve(&args.scenario)?;
     let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
-    let grid = Grid::parse(&args.vary)?;
+    let grid = Grid::parse(&args.vary).map_err(CliError::bad_input)?;
+    // Each value alone, before anything runs: a bad one is refused up front, not after the
+    // batches before it (each variant is still parsed once more when its batch runs).
+    for (key, value) in grid.each_setting() {
+        let sets = [(key.to_string(), value.to_string())];
+        let text = apply_sets(&src.text, &sets)?;
+        protocol.validate(&src.name, &text).map_err(|p| {
+            CliError::bad_input(format!("{}\n(with {})", render_problems(&p), label(&sets)))
+        })?;
+    }
     let seed_count = args.seeds.end.saturating_sub(args.seeds.start);
     let runs = seed_count.saturating_mul(grid.len());
     if runs > MAX_RUNS {
@@ -354,44 +309,4 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vary(n: usize, keys: &[&str]) -> Vec<String> {
-        keys.iter()
-            .map(|k| {
-                let values: Vec<String> = (0..n).map(|v| v.to_string()).collect();
-                format!("{k}={}", values.join("|"))
-            })
-            .collect()
-    }
-
-    // Goal: a large grid costs the memory of its axes, not of its rows. Method: 4 keys of 30
-    // values (810,000 variants); the first, a middle and the last row computed directly.
-    // Proves: rows are enumerated lazily in nested-loop order (the last flag fastest).
-    #[test]
-    fn the_grid_is_enumerated_lazily_in_flag_order() {
-        let grid = Grid::parse(&vary(30, &["a", "b", "c", "d"])).unwrap();
-        assert_eq!(grid.len(), 810_000);
-        let row = |i| grid.row(i).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
-        assert_eq!(row(0), ["0", "0", "0", "0"]);
-        assert_eq!(row(1), ["0", "0", "0", "1"]);
-        assert_eq!(row(30), ["0", "0", "1", "0"]);
-        assert_eq!(row(809_999), ["29", "29", "29", "29"]);
-        assert_eq!(Grid::parse(&[]).unwrap().len(), 1);
-    }
-
-    // Goal: contradictory flags are refused. Method: the same key varied twice. Proves: exit 2
-    // with how to write it instead.
-    #[test]
-    fn a_key_varied_twice_is_refused() {
-        let e = Grid::parse(&vary(2, &["heartbeat_ms", "heartbeat_ms"]))
-            .err()
-            .unwrap();
-        assert_eq!(e.code, crate::exit::BAD_INPUT);
-        assert!(e.message.contains("given twice"), "{}", e.message);
-    }
 }
