@@ -7,6 +7,7 @@
 //! kernel own every ordering decision. This module does not deliver anything: see `kernel`.
 
 use crate::id::NodeId;
+use crate::oracle::Draws;
 use crate::rng::{SimRng, Stream};
 use crate::time::{Duration, Instant};
 use serde::Serialize;
@@ -130,7 +131,7 @@ pub struct Context<'a, A: Actor> {
     id: NodeId,
     now: Instant,
     local_now: Instant,
-    rng: &'a mut SimRng,
+    draws: &'a mut Draws,
     effects: &'a mut Vec<Effect<A>>,
 }
 
@@ -140,14 +141,14 @@ impl<'a, A: Actor> Context<'a, A> {
         id: NodeId,
         now: Instant,
         local_now: Instant,
-        rng: &'a mut SimRng,
+        draws: &'a mut Draws,
         effects: &'a mut Vec<Effect<A>>,
     ) -> Self {
         Context {
             id,
             now,
             local_now,
-            rng,
+            draws,
             effects,
         }
     }
@@ -165,9 +166,11 @@ impl<'a, A: Actor> Context<'a, A> {
     pub fn local_clock(&self) -> Instant {
         self.local_now
     }
-    /// This node's own random stream.
-    pub fn rng(&mut self) -> &mut SimRng {
-        self.rng
+    /// A random integer in `[low, high]` from this node's own stream: the node's n-th draw,
+    /// which a schedule can pin (see [`crate::oracle`]). Every random choice a protocol makes
+    /// goes through here, so a search can replay and steer it.
+    pub fn random_between(&mut self, low: u64, high: u64) -> u64 {
+        self.draws.between(low, high)
     }
     /// Sends `msg` to `to`.
     pub fn send(&mut self, to: NodeId, msg: A::Msg) {
@@ -230,8 +233,8 @@ pub struct TestContext<A: Actor> {
     pub id: NodeId,
     /// The time the handler sees (true and local).
     pub now: Instant,
-    /// The node's random stream (seed 0, keyed by the node's id).
-    pub rng: SimRng,
+    /// The node's random draws (seed 0, keyed by the node's id).
+    pub draws: Draws,
     effects: Vec<Effect<A>>,
 }
 
@@ -241,7 +244,7 @@ impl<A: Actor> TestContext<A> {
         TestContext {
             id,
             now: Instant::ZERO,
-            rng: SimRng::new(0, Stream::Node(u64::from(id.0))),
+            draws: Draws::new(SimRng::new(0, Stream::Node(u64::from(id.0)))),
             effects: Vec::new(),
         }
     }
@@ -251,7 +254,7 @@ impl<A: Actor> TestContext<A> {
             self.id,
             self.now,
             self.now,
-            &mut self.rng,
+            &mut self.draws,
             &mut self.effects,
         )
     }

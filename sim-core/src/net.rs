@@ -5,139 +5,18 @@
 //! the questions is fixed: unknown receiver, fault rules (in install order, the first verdict
 //! that is not `Pass` wins; every matching rule counts the send as an occurrence, so "the 2nd
 //! Accept from relay-1 to a2" means the 2nd one relay-1 sent, whatever happened to the 1st),
-//! partitions, the link's loss, latency and duplication. Random questions go to the
-//! [`Decider`], and are asked only when their probability is not zero. A message to oneself
+//! partitions, then the message's fate (loss, latency, duplication), which the [`Oracle`]
+//! decides by message id. A message to oneself
 //! bypasses the network. This module does not know about crashes; the kernel drops deliveries
 //! to a crashed or paused node when they arrive.
 
-use crate::decide::Decider;
-use crate::id::NodeId;
-use crate::rng::{Ratio, SimRng};
+use crate::id::{MsgId, NodeId};
+pub use crate::link::{Latency, LinkConfig};
+use crate::oracle::Oracle;
 use crate::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
-
-/// How long a packet takes on a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Latency {
-    /// Always the same.
-    Fixed(Duration),
-    /// Uniform in `[min, max]`.
-    Uniform {
-        /// Shortest.
-        min: Duration,
-        /// Longest.
-        max: Duration,
-    },
-    /// Mostly near `min` with a heavy tail up to `max`: P(latency > x) is about min / x
-    /// (a Pareto law of index 1, drawn with integers only: each doubling of the latency is half
-    /// as likely as the one before).
-    HeavyTail {
-        /// Shortest, and the scale of the law.
-        min: Duration,
-        /// Cap.
-        max: Duration,
-    },
-}
-
-impl Latency {
-    /// The shortest latency this law can give.
-    pub fn min(self) -> Duration {
-        match self {
-            Latency::Fixed(d) => d,
-            Latency::Uniform { min, .. } | Latency::HeavyTail { min, .. } => min,
-        }
-    }
-    /// The longest latency this law can give.
-    pub fn max(self) -> Duration {
-        match self {
-            Latency::Fixed(d) => d,
-            Latency::Uniform { max, .. } | Latency::HeavyTail { max, .. } => max,
-        }
-    }
-
-    /// Checks `min <= max` (and a positive minimum for the heavy tail).
-    pub fn validate(self) -> Result<(), String> {
-        if self.min() > self.max() {
-            return Err(format!(
-                "latency minimum {} is above its maximum {}",
-                self.min(),
-                self.max()
-            ));
-        }
-        if let Latency::HeavyTail { min, .. } = self
-            && min.0 == 0
-        {
-            return Err("a heavy-tailed latency needs a positive minimum (its scale)".into());
-        }
-        Ok(())
-    }
-
-    fn sample(self, decider: &mut Decider) -> Duration {
-        let (min, max) = (self.min().0, self.max().0);
-        let span = max - min;
-        if span == 0 {
-            return Duration(min);
-        }
-        let offset = decider.latency_offset(span, |rng| match self {
-            Latency::Fixed(_) => 0,
-            Latency::Uniform { .. } => rng.between(0, span),
-            Latency::HeavyTail { .. } => heavy_tail_offset(rng, min, max),
-        });
-        Duration(min + offset)
-    }
-}
-
-/// Pareto(1) by doublings: the number of doublings is geometric with ratio 1/2, then uniform
-/// within the octave; capped at `max`.
-fn heavy_tail_offset(rng: &mut SimRng, min: u64, max: u64) -> u64 {
-    let doublings = rng.next_u64().trailing_zeros().min(62);
-    let low = min.saturating_mul(1u64 << doublings).min(max);
-    let high = min.saturating_mul(1u64 << (doublings + 1)).min(max);
-    rng.between(low, high) - min
-}
-
-/// The behaviour of a link (or of every link, as the default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct LinkConfig {
-    /// How long packets take.
-    pub latency: Latency,
-    /// Probability that a packet is lost.
-    pub loss: Ratio,
-    /// Probability that a packet is delivered twice.
-    pub duplicate: Ratio,
-}
-
-impl LinkConfig {
-    /// A link whose latency is uniform in [`min_ms`, `max_ms`] milliseconds, nothing lost or
-    /// duplicated (add those with [`LinkConfig::with_loss`]).
-    pub fn uniform_ms(min_ms: u64, max_ms: u64) -> Self {
-        LinkConfig {
-            latency: Latency::Uniform {
-                min: Duration::from_millis(min_ms),
-                max: Duration::from_millis(max_ms),
-            },
-            ..LinkConfig::default()
-        }
-    }
-
-    /// This link, losing each message with probability `loss`.
-    pub fn with_loss(self, loss: Ratio) -> Self {
-        LinkConfig { loss, ..self }
-    }
-}
-
-impl Default for LinkConfig {
-    /// A healthy LAN: 1 ms, nothing lost, nothing duplicated.
-    fn default() -> Self {
-        LinkConfig {
-            latency: Latency::Fixed(Duration::from_millis(1)),
-            loss: Ratio::ZERO,
-            duplicate: Ratio::ZERO,
-        }
-    }
-}
 
 /// What a fault rule does to the messages it matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -260,28 +139,28 @@ pub struct Network {
     /// Directed cuts (from, to) currently in force.
     cuts: BTreeSet<(NodeId, NodeId)>,
     rules: Vec<InstalledRule>,
-    decider: Decider,
+    oracle: Oracle,
 }
 
 impl Network {
-    /// A network whose links all behave as `default_link`, deciding with `decider`.
-    pub fn new(default_link: LinkConfig, decider: Decider) -> Self {
+    /// A network whose links all behave as `default_link`, deciding fates with `oracle`.
+    pub fn new(default_link: LinkConfig, oracle: Oracle) -> Self {
         Network {
             default_link,
             links: Vec::new(),
             cuts: BTreeSet::new(),
             rules: Vec::new(),
-            decider,
+            oracle,
         }
     }
 
-    /// The decision source (to record or inspect decisions).
-    pub fn decider(&self) -> &Decider {
-        &self.decider
+    /// The source of message fates (to read what it recorded).
+    pub fn oracle(&self) -> &Oracle {
+        &self.oracle
     }
-    /// The decision source, mutably.
-    pub fn decider_mut(&mut self) -> &mut Decider {
-        &mut self.decider
+    /// The source of message fates, mutably (to replace it or start recording).
+    pub fn oracle_mut(&mut self) -> &mut Oracle {
+        &mut self.oracle
     }
 
     /// Changes every link without an override.
@@ -364,8 +243,15 @@ impl Network {
         self.rules.clear();
     }
 
-    /// Decides the fate of a message `from -> to` of `kind`, sent at `now`.
-    pub fn route(&mut self, from: NodeId, to: NodeId, kind: &str, now: Instant) -> Route {
+    /// Decides the fate of message `id`, `from -> to` of `kind`, sent at `now`.
+    pub fn route(
+        &mut self,
+        id: MsgId,
+        from: NodeId,
+        to: NodeId,
+        kind: &str,
+        now: Instant,
+    ) -> Route {
         let mut verdict: Option<(u32, RuleAction)> = None;
         for (i, installed) in self.rules.iter_mut().enumerate() {
             if !installed.rule.matches(from, to, kind, now) {
@@ -384,19 +270,17 @@ impl Network {
             return Route::Drop(DropReason::Rule(i));
         }
         let link = self.link(from, to);
-        self.decider.begin_message();
-        if !link.loss.is_zero() && self.decider.lose(link.loss) {
+        let rule_copies = matches!(verdict, Some((_, RuleAction::Duplicate { .. })));
+        let fate = self.oracle.fate(id, &link, rule_copies);
+        if fate.lost {
             return Route::Drop(DropReason::Loss);
         }
-        let mut latency = link.latency.sample(&mut self.decider);
-        let mut copy = None;
+        let mut latency = fate.latency;
+        let mut copy = fate.copy;
         match verdict {
             Some((_, RuleAction::Delay { by })) => latency = latency + by,
             Some((_, RuleAction::Duplicate { after })) => copy = Some(latency + after),
             _ => {}
-        }
-        if copy.is_none() && !link.duplicate.is_zero() && self.decider.duplicate(link.duplicate) {
-            copy = Some(link.latency.sample(&mut self.decider));
         }
         Route::Deliver { latency, copy }
     }
@@ -404,7 +288,7 @@ impl Network {
 
 impl std::hash::Hash for Network {
     /// The network's state that changes behaviour: cuts, rules and their counters. (The
-    /// decider's stream position is not part of a protocol state.)
+    /// oracle's stream position is not part of a protocol state.)
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.cuts.hash(state);
         self.rules.hash(state);
@@ -416,10 +300,10 @@ impl std::hash::Hash for Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Stream;
+    use crate::rng::{Ratio, SimRng, Stream};
 
     fn net(link: LinkConfig) -> Network {
-        Network::new(link, Decider::random(SimRng::new(1, Stream::Network)))
+        Network::new(link, Oracle::random(SimRng::new(1, Stream::Network)))
     }
     const A: NodeId = NodeId(0);
     const B: NodeId = NodeId(1);
@@ -440,17 +324,23 @@ mod tests {
         rule.kind = Some("Accept".into());
         rule.nth = Some(2);
         n.add_rule(rule);
-        assert!(delivered(n.route(A, B, "Accept", T)));
+        assert!(delivered(n.route(MsgId(1), A, B, "Accept", T)));
         assert!(
-            delivered(n.route(A, B, "Prepare", T)),
+            delivered(n.route(MsgId(1), A, B, "Prepare", T)),
             "other kinds do not count"
         );
         assert!(
-            delivered(n.route(A, C, "Accept", T)),
+            delivered(n.route(MsgId(1), A, C, "Accept", T)),
             "other receivers do not count"
         );
-        assert_eq!(n.route(A, B, "Accept", T), Route::Drop(DropReason::Rule(0)));
-        assert!(delivered(n.route(A, B, "Accept", T)), "only the 2nd");
+        assert_eq!(
+            n.route(MsgId(1), A, B, "Accept", T),
+            Route::Drop(DropReason::Rule(0))
+        );
+        assert!(
+            delivered(n.route(MsgId(1), A, B, "Accept", T)),
+            "only the 2nd"
+        );
     }
 
     /// First non-Pass verdict wins, and a later rule still counts the occurrence.
@@ -466,13 +356,16 @@ mod tests {
         second.nth = Some(2);
         n.add_rule(second);
         assert_eq!(
-            n.route(A, B, "X", T),
+            n.route(MsgId(1), A, B, "X", T),
             Route::Deliver {
                 latency: Duration::from_millis(51),
                 copy: None
             }
         );
-        assert_eq!(n.route(A, B, "X", T), Route::Drop(DropReason::Rule(1)));
+        assert_eq!(
+            n.route(MsgId(1), A, B, "X", T),
+            Route::Drop(DropReason::Rule(1))
+        );
     }
 
     #[test]
@@ -482,28 +375,55 @@ mod tests {
         rule.since = Some(Instant::from_millis(10));
         rule.until = Some(Instant::from_millis(20));
         n.add_rule(rule);
-        assert!(delivered(n.route(A, B, "X", Instant::from_millis(9))));
-        assert!(!delivered(n.route(A, B, "X", Instant::from_millis(10))));
-        assert!(delivered(n.route(A, B, "X", Instant::from_millis(20))));
+        assert!(delivered(n.route(
+            MsgId(1),
+            A,
+            B,
+            "X",
+            Instant::from_millis(9)
+        )));
+        assert!(!delivered(n.route(
+            MsgId(1),
+            A,
+            B,
+            "X",
+            Instant::from_millis(10)
+        )));
+        assert!(delivered(n.route(
+            MsgId(1),
+            A,
+            B,
+            "X",
+            Instant::from_millis(20)
+        )));
     }
 
     #[test]
     fn symmetric_partition_puts_unlisted_nodes_together() {
         let mut n = net(LinkConfig::default());
         n.partition(&[vec![A]], &[A, B, C]);
-        assert_eq!(n.route(A, B, "X", T), Route::Drop(DropReason::Partition));
-        assert_eq!(n.route(C, A, "X", T), Route::Drop(DropReason::Partition));
-        assert!(delivered(n.route(B, C, "X", T)));
+        assert_eq!(
+            n.route(MsgId(1), A, B, "X", T),
+            Route::Drop(DropReason::Partition)
+        );
+        assert_eq!(
+            n.route(MsgId(1), C, A, "X", T),
+            Route::Drop(DropReason::Partition)
+        );
+        assert!(delivered(n.route(MsgId(1), B, C, "X", T)));
         n.heal();
-        assert!(delivered(n.route(A, B, "X", T)));
+        assert!(delivered(n.route(MsgId(1), A, B, "X", T)));
     }
 
     #[test]
     fn one_way_partition_cuts_one_direction() {
         let mut n = net(LinkConfig::default());
         n.partition_one_way(&[A], &[B]);
-        assert_eq!(n.route(A, B, "X", T), Route::Drop(DropReason::Partition));
-        assert!(delivered(n.route(B, A, "X", T)));
+        assert_eq!(
+            n.route(MsgId(1), A, B, "X", T),
+            Route::Drop(DropReason::Partition)
+        );
+        assert!(delivered(n.route(MsgId(1), B, A, "X", T)));
     }
 
     /// Loss and duplication happen at about their ratio, and never when the ratio is zero.
@@ -515,11 +435,11 @@ mod tests {
             ..LinkConfig::default()
         });
         let lost = (0..10_000)
-            .filter(|_| !delivered(lossy.route(A, B, "X", T)))
+            .filter(|_| !delivered(lossy.route(MsgId(1), A, B, "X", T)))
             .count();
         assert!((2_300..2_700).contains(&lost), "{lost}");
         let mut healthy = net(LinkConfig::default());
-        assert!((0..10_000).all(|_| healthy.route(A, B, "X", T)
+        assert!((0..10_000).all(|_| healthy.route(MsgId(1), A, B, "X", T)
             == Route::Deliver {
                 latency: Duration::from_millis(1),
                 copy: None
@@ -531,7 +451,7 @@ mod tests {
         let copies = (0..10_000)
             .filter(|_| {
                 matches!(
-                    dup.route(A, B, "X", T),
+                    dup.route(MsgId(1), A, B, "X", T),
                     Route::Deliver { copy: Some(_), .. }
                 )
             })
@@ -550,7 +470,7 @@ mod tests {
         });
         let mut seen = BTreeSet::new();
         for _ in 0..1000 {
-            let Route::Deliver { latency, .. } = n.route(A, B, "X", T) else {
+            let Route::Deliver { latency, .. } = n.route(MsgId(1), A, B, "X", T) else {
                 panic!()
             };
             assert!(latency >= lo && latency <= hi);
@@ -565,7 +485,7 @@ mod tests {
             ..LinkConfig::default()
         });
         let draws: Vec<Duration> = (0..10_000)
-            .map(|_| match tail.route(A, B, "X", T) {
+            .map(|_| match tail.route(MsgId(1), A, B, "X", T) {
                 Route::Deliver { latency, .. } => latency,
                 Route::Drop(_) => panic!(),
             })

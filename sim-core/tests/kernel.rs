@@ -644,8 +644,8 @@ fn a_cloned_sim_forks_the_run() {
     assert_eq!(a, b);
 }
 
-/// A recorded random schedule, replayed as a script, gives the same trace; an empty script
-/// gives the healthy run (no loss).
+/// A recorded random run's choices, followed as a schedule, give the same trace; an empty
+/// schedule gives the healthy run (no loss).
 #[test]
 fn scripted_decisions_replay_a_recorded_run() {
     let lossy = LinkConfig {
@@ -660,13 +660,14 @@ fn scripted_decisions_replay_a_recorded_run() {
     chatty(&mut live, 30);
     let mut scripted = live.clone();
     let mut healthy = live.clone();
-    live.network_mut().decider_mut().record();
+    live.record_choices();
     live.run();
-    let script = live.network().decider().recorded().to_vec();
+    let script = live.recorded_choices().to_vec();
+    assert!(script.iter().any(|c| matches!(c, Choice::Lose(_))));
     let live_trace = json(&live.take_records());
-    scripted.set_decider(Decider::scripted(script));
+    scripted.follow(&script);
     assert_eq!(json(&run(scripted).1), live_trace);
-    healthy.set_decider(Decider::scripted(Vec::new()));
+    healthy.follow(&[]);
     assert!(drops(&run(healthy).1).is_empty());
 }
 

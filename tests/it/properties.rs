@@ -1,13 +1,13 @@
 //! Property tests: safety under any network schedule, and shrinking to the smallest schedule
 //! that breaks a buggy protocol.
 //!
-//! A schedule is data: a list of [`Fate`]s, one per message (lost? duplicated? how late?),
-//! within the scenario's fault model. proptest generates schedules and, when one breaks an
+//! A schedule is data: a list of [`Choice`]s, each about one message by its id (lost?
+//! duplicated? how late?). proptest generates schedules and, when one breaks an
 //! invariant, shrinks it toward the healthy network; the result replays exactly.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestRng, TestRunner};
-use sim_core::{Decider, Fate, Protocol};
+use sim_core::{Choice, Duration, MsgId, Protocol};
 
 /// Two proposers racing over a lossy, duplicating, reordering network, retrying with back-off.
 const PAXOS_RACE: &str = r#"Scenario(
@@ -38,27 +38,24 @@ const RAFT_BAD_NETWORK: &str = r#"Scenario(
     stop: (max_time_ms: 2000),
 )"#;
 
-fn fates(max_latency_ns: u64) -> impl Strategy<Value = Vec<Fate>> {
-    let fate = (
-        any::<bool>(),
-        any::<bool>(),
-        0..max_latency_ns,
-        0..max_latency_ns,
-    )
-        .prop_map(|(lose, duplicate, latency, copy_latency)| Fate {
-            lose,
-            duplicate,
-            latency,
-            copy_latency,
-        });
-    proptest::collection::vec(fate, 0..150)
+/// Schedules as data: up to 60 choices about the first 300 messages (lost, late, duplicated),
+/// every other message healthy. proptest shrinks a list by dropping choices and moving ids and
+/// latencies toward the healthy end.
+fn schedules(max_latency_ns: u64) -> impl Strategy<Value = Vec<Choice>> {
+    let choice = (1..300u64, 0..3u8, 0..max_latency_ns).prop_map(|(id, sort, ns)| match sort {
+        0 => Choice::Lose(MsgId(id)),
+        1 => Choice::Latency(MsgId(id), Duration(ns)),
+        _ => Choice::Copy(MsgId(id), Duration(ns)),
+    });
+    proptest::collection::vec(choice, 0..60)
 }
 
-/// Runs `source` (protocol `P`) under `fates`; returns the names of the invariants violated.
-fn violations<P: Protocol>(source: &str, fates: Vec<Fate>) -> Vec<String> {
+/// Runs `source` (protocol `P`) following `schedule`; returns the names of the invariants
+/// violated.
+fn violations<P: Protocol>(source: &str, schedule: Vec<Choice>) -> Vec<String> {
     let prep = scenarios::load::load::<P>("property", source).expect("a valid scenario");
     let mut sim = scenarios::run::build(&prep, 0);
-    sim.set_decider(Decider::fates(fates));
+    sim.follow(&schedule);
     sim.run()
         .violations
         .into_iter()
@@ -82,7 +79,7 @@ fn runner(cases: u32) -> TestRunner {
 #[test]
 fn paxos_is_safe_under_any_schedule() {
     runner(64)
-        .run(&fates(19_000_000), |schedule| {
+        .run(&schedules(19_000_000), |schedule| {
             let v = violations::<protocols::paxos::Paxos>(PAXOS_RACE, schedule);
             prop_assert!(v.is_empty(), "violated: {v:?}");
             Ok(())
@@ -96,7 +93,7 @@ fn paxos_is_safe_under_any_schedule() {
 #[test]
 fn raft_is_safe_under_any_schedule() {
     runner(64)
-        .run(&fates(28_000_000), |schedule| {
+        .run(&schedules(28_000_000), |schedule| {
             let v = violations::<protocols::raft::Raft>(RAFT_BAD_NETWORK, schedule);
             prop_assert!(v.is_empty(), "violated: {v:?}");
             Ok(())
@@ -120,7 +117,7 @@ fn a_buggy_acceptor_is_caught_and_its_schedule_shrunk() {
         violations::<protocols::paxos::Paxos>(&buggy, Vec::new()).is_empty(),
         "the bug needs a bad schedule to show"
     );
-    let result = runner(256).run(&fates(19_000_000), |schedule| {
+    let result = runner(256).run(&schedules(19_000_000), |schedule| {
         let v = violations::<protocols::paxos::Paxos>(&buggy, schedule);
         prop_assert!(v.is_empty(), "violated: {v:?}");
         Ok(())
@@ -128,10 +125,9 @@ fn a_buggy_acceptor_is_caught_and_its_schedule_shrunk() {
     let Err(proptest::test_runner::TestError::Fail(_, minimal)) = result else {
         panic!("no schedule broke the buggy acceptors: {result:?}");
     };
-    let unhealthy = minimal.iter().filter(|f| **f != Fate::default()).count();
     assert!(
-        minimal.len() <= 40 && unhealthy <= 10,
-        "shrunk to {} fates, {unhealthy} not healthy: {minimal:?}",
+        minimal.len() <= 10,
+        "shrunk to {} choices: {minimal:?}",
         minimal.len()
     );
     assert!(!violations::<protocols::paxos::Paxos>(&buggy, minimal.clone()).is_empty());

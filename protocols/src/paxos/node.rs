@@ -364,7 +364,7 @@ impl PaxosNode {
         }
         let retry_in_ms = match self.on_timeout {
             OnTimeout::GiveUp => None,
-            OnTimeout::Retry(min, max) => Some(ctx.rng().between(min, max.max(min))),
+            OnTimeout::Retry(min, max) => Some(ctx.random_between(min, max.max(min))),
         };
         ctx.note(PaxosNote::PhaseFailed {
             phase: phase_no,

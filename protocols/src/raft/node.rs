@@ -172,7 +172,7 @@ impl RaftNode {
         let us = if s.bugs.fixed_election_timeout {
             s.election_min_us
         } else {
-            ctx.rng().between(s.election_min_us, s.election_max_us)
+            ctx.random_between(s.election_min_us, s.election_max_us)
         };
         ctx.set_timer(RaftTimer::Election, Duration::from_micros(us));
     }

@@ -15,10 +15,10 @@ use crate::action::Action;
 use crate::actor::{Actor, Context, Effect, Message};
 use crate::check::{Checker, Invariant, Violation};
 use crate::clock::Clock;
-use crate::decide::Decider;
 use crate::hash::stable_hash;
 use crate::id::{MsgId, Name, NodeId};
 use crate::net::{DropReason, LinkConfig, Network, Route};
+use crate::oracle::{Choice, Draws, Oracle};
 use crate::queue::EventQueue;
 use crate::rng::{SimRng, Stream};
 use crate::time::{self, Duration, Instant};
@@ -168,7 +168,7 @@ struct PendingTimer<T> {
 struct Node<A: Actor> {
     actor: A,
     name: Name,
-    rng: SimRng,
+    draws: Draws,
     status: Status,
     clock: Clock,
     timers: Vec<PendingTimer<A::Timer>>,
@@ -218,12 +218,12 @@ pub struct Sim<A: Actor> {
 impl<A: Actor> Sim<A> {
     /// An empty simulation.
     pub fn new(config: SimConfig) -> Self {
-        let decider = Decider::random(SimRng::new(config.seed, Stream::Network));
+        let oracle = Oracle::random(SimRng::new(config.seed, Stream::Network));
         Sim {
             seed: config.seed,
             nodes: Vec::new(),
             queue: EventQueue::new(),
-            network: Network::new(config.link, decider),
+            network: Network::new(config.link, oracle),
             limits: config.limits,
             stop_on_violation: config.stop_on_violation,
             now: Instant::ZERO,
@@ -246,7 +246,7 @@ impl<A: Actor> Sim<A> {
         self.nodes.push(Node {
             actor,
             name: Arc::from(name),
-            rng: SimRng::new(self.seed, Stream::node(name)),
+            draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
             status: Status::Up,
             clock: Clock::default(),
             timers: Vec::new(),
@@ -279,9 +279,29 @@ impl<A: Actor> Sim<A> {
         }
     }
 
-    /// Replaces where network decisions come from (a scripted schedule, for searches).
-    pub fn set_decider(&mut self, decider: Decider) {
-        *self.network.decider_mut() = decider;
+    /// Follows a schedule: message fates come from `choices` (a message they do not name is
+    /// healthy) instead of the network stream, and their draws are pinned on the nodes. Call
+    /// it after adding the nodes and before the run; a draw of an unknown node is ignored.
+    pub fn follow(&mut self, choices: &[Choice]) {
+        *self.network.oracle_mut() = Oracle::scripted(choices);
+        for choice in choices {
+            if let Choice::Draw(node, nth, value) = *choice
+                && let Some(slot) = self.nodes.get_mut(node.index())
+            {
+                slot.draws.pin(nth, value);
+            }
+        }
+    }
+
+    /// Starts recording the network's choices that differ from the healthy default, so the run
+    /// can be replayed with [`Sim::follow`] and shrunk.
+    pub fn record_choices(&mut self) {
+        self.network.oracle_mut().record();
+    }
+
+    /// The choices recorded since [`Sim::record_choices`], in the order they were made.
+    pub fn recorded_choices(&self) -> &[Choice] {
+        self.network.oracle().recorded()
     }
 
     /// The network (links, partitions, rules, decisions).
@@ -599,7 +619,7 @@ impl<A: Actor> Sim<A> {
         let mut effects = std::mem::take(&mut self.effects);
         let slot = &mut self.nodes[node.index()];
         let local = slot.clock.local(self.now);
-        let mut ctx = Context::new(node, self.now, local, &mut slot.rng, &mut effects);
+        let mut ctx = Context::new(node, self.now, local, &mut slot.draws, &mut effects);
         handler(&mut slot.actor, &mut ctx);
         for effect in effects.drain(..) {
             self.apply(node, effect);
@@ -667,7 +687,7 @@ impl<A: Actor> Sim<A> {
                 copy: None,
             }
         } else {
-            self.network.route(from, to, kind, self.now)
+            self.network.route(id, from, to, kind, self.now)
         };
         match route {
             Route::Drop(reason) => {

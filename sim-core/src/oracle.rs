@@ -1,0 +1,293 @@
+//! The one source of a run's choices: each message's fate and each node's random draws.
+//!
+//! Everything a run leaves to chance is asked here, keyed by what it decides: "message #k"
+//! (the k-th message sent in the run, whatever happened to the others) and "the n-th draw of
+//! node X". A [`Choice`] names one such answer, so a schedule is plain data: a list of choices
+//! that a scenario file carries, a search shrinks, and a student edits.
+//!
+//! Two answerers exist. [`Oracle::random`] draws from the run's network stream (and each node
+//! from its own stream); it can record the choices it made that differ from the healthy
+//! default. [`Oracle::scripted`] answers from a list and gives every message the list does not
+//! name the healthy default: delivered once, at the link's shortest latency. A node's draw that
+//! the list does not pin comes from the node's own seeded stream, as in any run; a pinned draw
+//! still consumes its stream value, so pinning one draw never shifts the node's later draws.
+//! Replaying a random run's recording therefore reproduces the run exactly, and removing one
+//! choice from a list changes that one decision only.
+
+use crate::id::{MsgId, NodeId};
+use crate::link::LinkConfig;
+use crate::rng::SimRng;
+use crate::time::Duration;
+
+/// One answer of a schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Choice {
+    /// Message #k is lost by the link.
+    Lose(MsgId),
+    /// Message #k takes this long on the link (any rule's extra delay comes on top).
+    Latency(MsgId, Duration),
+    /// Message #k is delivered twice; the copy takes this long.
+    Copy(MsgId, Duration),
+    /// The n-th random draw (from 1) of a node answers this value (clamped to the draw's range).
+    Draw(NodeId, u64, u64),
+}
+
+impl Choice {
+    /// The message this choice is about, if any.
+    pub fn message(self) -> Option<MsgId> {
+        match self {
+            Choice::Lose(m) | Choice::Latency(m, _) | Choice::Copy(m, _) => Some(m),
+            Choice::Draw(..) => None,
+        }
+    }
+}
+
+/// What the network does to one message, as the oracle decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fate {
+    /// Lost by the link.
+    pub lost: bool,
+    /// The link's latency for it.
+    pub latency: Duration,
+    /// The network's duplicate, and its latency.
+    pub copy: Option<Duration>,
+}
+
+/// A scripted message fate: anything unset is healthy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Scripted {
+    lose: bool,
+    latency: Option<Duration>,
+    copy: Option<Duration>,
+}
+
+// The random variant is the hot one; boxing it would add a pointer chase per message.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+enum Answers {
+    Random(SimRng),
+    Scripted {
+        /// By message id, ascending; message ids only grow, so a cursor finds each one.
+        fates: Vec<(MsgId, Scripted)>,
+        next: usize,
+    },
+}
+
+/// Where the network's choices come from (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Oracle {
+    answers: Answers,
+    /// The choices made that differ from the healthy default, when recording.
+    recorded: Option<Vec<Choice>>,
+}
+
+impl Oracle {
+    /// Choices drawn from `rng` (the run's network stream).
+    pub fn random(rng: SimRng) -> Oracle {
+        Oracle {
+            answers: Answers::Random(rng),
+            recorded: None,
+        }
+    }
+
+    /// Choices read from `choices` (their message choices; draws are pinned on the nodes);
+    /// every message they do not name is healthy. Of two choices of one sort about one
+    /// message, the later wins.
+    pub fn scripted(choices: &[Choice]) -> Oracle {
+        let mut fates: Vec<(MsgId, Scripted)> = Vec::new();
+        let mut by_message: Vec<Choice> = choices
+            .iter()
+            .copied()
+            .filter(|c| c.message().is_some())
+            .collect();
+        by_message.sort_by_key(|c| c.message());
+        for choice in by_message {
+            let id = choice.message().expect("filtered");
+            if fates.last().is_none_or(|(last, _)| *last != id) {
+                fates.push((id, Scripted::default()));
+            }
+            let fate = &mut fates.last_mut().expect("pushed").1;
+            match choice {
+                Choice::Lose(_) => fate.lose = true,
+                Choice::Latency(_, d) => fate.latency = Some(d),
+                Choice::Copy(_, d) => fate.copy = Some(d),
+                Choice::Draw(..) => {}
+            }
+        }
+        Oracle {
+            answers: Answers::Scripted { fates, next: 0 },
+            recorded: None,
+        }
+    }
+
+    /// Starts keeping every choice that differs from the healthy default.
+    pub fn record(&mut self) {
+        self.recorded = Some(Vec::new());
+    }
+
+    /// The choices kept since [`Oracle::record`], in the order they were made.
+    pub fn recorded(&self) -> &[Choice] {
+        self.recorded.as_deref().unwrap_or(&[])
+    }
+
+    /// The fate of message `id` on `link`. `rule_copies` says a fault rule already duplicates
+    /// it, so the link's own duplication is not asked.
+    #[inline]
+    pub fn fate(&mut self, id: MsgId, link: &LinkConfig, rule_copies: bool) -> Fate {
+        let fate = match &mut self.answers {
+            Answers::Random(rng) => random_fate(rng, link, rule_copies),
+            Answers::Scripted { fates, next } => {
+                while *next < fates.len() && fates[*next].0 < id {
+                    *next += 1;
+                }
+                let scripted = match fates.get(*next) {
+                    Some((at, s)) if *at == id => *s,
+                    _ => Scripted::default(),
+                };
+                Fate {
+                    lost: scripted.lose,
+                    latency: scripted.latency.unwrap_or(link.latency.min()),
+                    copy: scripted.copy.filter(|_| !rule_copies),
+                }
+            }
+        };
+        if let Some(log) = &mut self.recorded {
+            if fate.lost {
+                log.push(Choice::Lose(id));
+            } else {
+                if fate.latency != link.latency.min() {
+                    log.push(Choice::Latency(id, fate.latency));
+                }
+                if let Some(copy) = fate.copy {
+                    log.push(Choice::Copy(id, copy));
+                }
+            }
+        }
+        fate
+    }
+}
+
+/// The random fate: the questions in a fixed order (loss, latency, duplication), each asked
+/// only when its probability is not zero, so a healthy link draws nothing.
+fn random_fate(rng: &mut SimRng, link: &LinkConfig, rule_copies: bool) -> Fate {
+    let lost = !link.loss.is_zero() && rng.chance(link.loss);
+    if lost {
+        return Fate {
+            lost,
+            latency: link.latency.min(),
+            copy: None,
+        };
+    }
+    let latency = link.latency.sample(rng);
+    let copy = (!rule_copies && !link.duplicate.is_zero() && rng.chance(link.duplicate))
+        .then(|| link.latency.sample(rng));
+    Fate {
+        lost,
+        latency,
+        copy,
+    }
+}
+
+/// A node's random draws: its own seeded stream, with some draws pinned by a schedule.
+#[derive(Clone, Debug)]
+pub struct Draws {
+    rng: SimRng,
+    taken: u64,
+    /// (n, value), sorted by n.
+    pins: Vec<(u64, u64)>,
+}
+
+impl Draws {
+    /// Draws from `rng`, none pinned.
+    pub fn new(rng: SimRng) -> Draws {
+        Draws {
+            rng,
+            taken: 0,
+            pins: Vec::new(),
+        }
+    }
+
+    /// Makes the `nth` draw (from 1) answer `value`.
+    pub fn pin(&mut self, nth: u64, value: u64) {
+        match self.pins.binary_search_by_key(&nth, |p| p.0) {
+            Ok(i) => self.pins[i].1 = value,
+            Err(i) => self.pins.insert(i, (nth, value)),
+        }
+    }
+
+    /// A uniform integer in `[low, high]`, unless this draw is pinned.
+    pub fn between(&mut self, low: u64, high: u64) -> u64 {
+        self.taken += 1;
+        let drawn = self.rng.between(low, high);
+        if self.pins.is_empty() {
+            return drawn;
+        }
+        match self.pins.binary_search_by_key(&self.taken, |p| p.0) {
+            Ok(i) => self.pins[i].1.clamp(low, high),
+            Err(_) => drawn,
+        }
+    }
+
+    /// How many draws were taken.
+    pub fn taken(&self) -> u64 {
+        self.taken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{Ratio, Stream};
+
+    fn lossy() -> LinkConfig {
+        LinkConfig::uniform_ms(1, 10).with_loss(Ratio::new(1, 3).unwrap())
+    }
+
+    /// A script names messages by id: unnamed messages are healthy, named ones get their
+    /// choices, and ids skipped by the run (sent elsewhere) do not shift the others.
+    #[test]
+    fn a_script_answers_by_message_id() {
+        let link = lossy();
+        let mut oracle = Oracle::scripted(&[
+            Choice::Latency(MsgId(4), Duration::from_millis(7)),
+            Choice::Lose(MsgId(2)),
+            Choice::Copy(MsgId(4), Duration::from_millis(9)),
+        ]);
+        let healthy = oracle.fate(MsgId(1), &link, false);
+        assert!(!healthy.lost && healthy.copy.is_none());
+        assert_eq!(healthy.latency, Duration::from_millis(1));
+        assert!(oracle.fate(MsgId(2), &link, false).lost);
+        let four = oracle.fate(MsgId(4), &link, false);
+        assert_eq!(four.latency, Duration::from_millis(7));
+        assert_eq!(four.copy, Some(Duration::from_millis(9)));
+        assert!(!oracle.fate(MsgId(5), &link, false).lost, "past the end");
+    }
+
+    /// A recorded random run, replayed as a script, makes the same choices.
+    #[test]
+    fn a_recording_replays() {
+        let mut link = lossy();
+        link.duplicate = Ratio::new(1, 4).unwrap();
+        let mut live = Oracle::random(SimRng::new(9, Stream::Network));
+        live.record();
+        let ids: Vec<MsgId> = (1..200).filter(|i| i % 3 != 0).map(MsgId).collect();
+        let taken: Vec<Fate> = ids.iter().map(|&id| live.fate(id, &link, false)).collect();
+        assert!(taken.iter().any(|f| f.lost) && taken.iter().any(|f| f.copy.is_some()));
+        let mut replay = Oracle::scripted(live.recorded());
+        for (&id, fate) in ids.iter().zip(&taken) {
+            assert_eq!(replay.fate(id, &link, false), *fate);
+        }
+    }
+
+    /// A pinned draw answers its value and leaves the node's other draws as they were.
+    #[test]
+    fn a_pin_changes_one_draw_only() {
+        let mut free = Draws::new(SimRng::new(3, Stream::node("n1")));
+        let mut pinned = Draws::new(SimRng::new(3, Stream::node("n1")));
+        pinned.pin(2, 1_000);
+        let a: Vec<u64> = (0..5).map(|_| free.between(10, 20)).collect();
+        let b: Vec<u64> = (0..5).map(|_| pinned.between(10, 20)).collect();
+        assert_eq!(b[1], 20, "clamped to the draw's range");
+        assert_eq!((a[0], &a[2..]), (b[0], &b[2..]));
+    }
+}
