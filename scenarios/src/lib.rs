@@ -18,10 +18,12 @@
 
 pub mod bundled;
 pub mod diagnostic;
+pub mod explore;
 pub mod load;
 pub mod offline;
 pub mod registry;
 pub mod run;
+pub mod schedule;
 pub mod schema;
 pub mod sweep;
 pub mod vary;

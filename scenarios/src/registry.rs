@@ -5,6 +5,7 @@
 //! `LoadedTrace` (view, check, replay it), so the CLI works with any protocol without knowing it.
 
 use crate::diagnostic::{Diagnostic, Locator, closest};
+use crate::explore::{self, Counterexample, Finding};
 use crate::load::{self, Prepared};
 use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult};
@@ -13,7 +14,7 @@ use protocols::paxos::Paxos;
 use protocols::raft::Raft;
 use protocols::ring_store::LiveRing;
 use protocols::token_ring::TokenRingProtocol;
-use sim_core::{Actor, Message};
+use sim_core::{Actor, BugKnob, Message};
 use std::marker::PhantomData;
 use traces::{Story, TraceError};
 
@@ -26,6 +27,8 @@ pub trait DynProtocol: Sync {
     fn about(&self) -> &'static str;
     /// Its message kinds.
     fn kinds(&self) -> &'static [&'static str];
+    /// Its bug knobs (`bugs: (name: true)` in a config), for `dsim explore --bug`.
+    fn bugs(&self) -> &'static [BugKnob];
     /// Parses and checks a scenario once, into something that runs it at any seed.
     fn load(&self, file: &str, source: &str) -> Result<Box<dyn LoadedScenario>, Vec<Diagnostic>>;
     /// Reads a trace of this protocol once, into its typed records.
@@ -55,6 +58,12 @@ pub trait LoadedScenario: Sync {
     fn run(&self, options: &RunOptions) -> RunResult;
     /// One run at `seed` for a sweep: the verdict and the protocol's figures, no story.
     fn measure(&self, seed: u64) -> SeedOutcome;
+    /// Whether the file fixes its own schedule (a search has nothing left to vary then).
+    fn has_schedule(&self) -> bool;
+    /// One seed of a search, on the fast path: the first invariant broken, if any.
+    fn probe(&self, seed: u64) -> Option<Finding>;
+    /// The shrunk counterexample of what `probe` found at `seed`, as a scenario file.
+    fn counterexample(&self, seed: u64, finding: &Finding, origin: &str) -> Counterexample;
 }
 
 impl<P: Story> LoadedScenario for Prepared<P> {
@@ -72,6 +81,15 @@ impl<P: Story> LoadedScenario for Prepared<P> {
     }
     fn measure(&self, seed: u64) -> SeedOutcome {
         run::measure(self, seed)
+    }
+    fn has_schedule(&self) -> bool {
+        self.schedule.is_some()
+    }
+    fn probe(&self, seed: u64) -> Option<Finding> {
+        explore::probe(self, seed)
+    }
+    fn counterexample(&self, seed: u64, finding: &Finding, origin: &str) -> Counterexample {
+        explore::counterexample(self, seed, finding, origin)
     }
 }
 
@@ -101,6 +119,9 @@ impl<P: Story> DynProtocol for Entry<P> {
     }
     fn kinds(&self) -> &'static [&'static str] {
         <<P::Actor as Actor>::Msg as Message>::KINDS
+    }
+    fn bugs(&self) -> &'static [BugKnob] {
+        P::BUGS
     }
     fn load(&self, file: &str, source: &str) -> Result<Box<dyn LoadedScenario>, Vec<Diagnostic>> {
         let prep: Prepared<P> = load::load(file, source)?;

@@ -109,6 +109,9 @@ pub fn build_capped<P: Protocol>(
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
     }
+    if let Some(choices) = &prep.schedule {
+        sim.follow(choices);
+    }
     sim
 }
 

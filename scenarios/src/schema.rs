@@ -54,6 +54,8 @@ pub struct StrictHead {
     expect: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     expect_violation: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    schedule: Option<serde::de::IgnoredAny>,
 }
 
 /// A whole scenario for a protocol whose config is `C`, commands `M` and expectations `E`.
@@ -85,6 +87,29 @@ pub struct ScenarioDoc<C, M, E> {
     /// a list: the run passes only if exactly these invariants are violated.
     #[serde(default, deserialize_with = "one_or_many")]
     pub expect_violation: Vec<String>,
+    /// The run's choices as data (see [`ChoiceSpec`]): when present, the network follows this
+    /// list instead of its random stream, and every message it does not name is delivered once
+    /// at the link's shortest latency. `dsim explore` writes its counterexamples this way.
+    #[serde(default)]
+    pub schedule: Option<Vec<ChoiceSpec>>,
+}
+
+/// One choice of a schedule, about the k-th message sent in the run (counted from 1, as the
+/// trace's `id` numbers them) or a node's n-th random draw. Each overrides the link's laws:
+/// `Lose(12)` loses message 12 even on a link that loses nothing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ChoiceSpec {
+    /// Message k is lost: `Lose(12)`.
+    Lose(u64),
+    /// Message k takes this many milliseconds (fractions allowed): `Latency(14, 9.5)`.
+    Latency(u64, f64),
+    /// Message k is delivered twice, the copy after this many milliseconds: `Duplicate(15, 3)`.
+    Duplicate(u64, f64),
+    /// The node's n-th random draw (from 1) answers this value, in the node's own units (a Raft
+    /// election timeout in microseconds, a Paxos back-off in milliseconds); clamped to the
+    /// range the node draws from: `Draw("nodo-2", 1, 150000)`.
+    Draw(String, u64, u64),
 }
 
 /// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.

@@ -26,6 +26,34 @@ pub fn set_config_field(source: &str, key: &str, value: &str) -> Result<String, 
     }
 }
 
+/// Replaces (or adds) the top-level field `key` of the scenario (`seed`, `schedule`) with
+/// `value`; an added field goes first, right after `Scenario(`.
+pub fn set_scenario_field(source: &str, key: &str, value: &str) -> Result<String, String> {
+    if let Some((start, end)) = find_field(source, 0, source.len(), key, 1) {
+        return Ok(format!("{}{}{}", &source[..start], value, &source[end..]));
+    }
+    let open = find_field(source, 0, source.len(), "description", 1)
+        .or_else(|| find_field(source, 0, source.len(), "protocol", 1))
+        .map(|(start, _)| line_start(source, start))
+        .ok_or("the scenario has no `description:` or `protocol:` to put the field beside")?;
+    Ok(format!(
+        "{}    {key}: {value},\n{}",
+        &source[..open],
+        &source[open..]
+    ))
+}
+
+/// Where the line holding byte `at` starts, or `at` itself when something other than spaces
+/// comes before it on its line (`Scenario(description: ...` on one line).
+fn line_start(source: &str, at: usize) -> usize {
+    let start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    if source[start..at].trim().is_empty() {
+        start
+    } else {
+        at
+    }
+}
+
 /// The byte span of the value of field `key` at nesting `level` within `source[from..to]`.
 fn find_field(
     source: &str,

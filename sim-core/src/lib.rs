@@ -51,7 +51,7 @@ pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason
 pub use link::{Latency, LinkConfig};
 pub use net::{DropReason, FaultRule, RuleAction};
 pub use oracle::{Choice, Draws, Oracle};
-pub use protocol::{ConfigProblem, Outcome, Protocol, build_sim};
+pub use protocol::{BugKnob, ConfigProblem, Outcome, Protocol, build_sim};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
 pub use trace::{EVENT_KINDS, Event, Fault, Record, TraceMode, TraceSink};

@@ -51,6 +51,10 @@ pub trait Protocol: 'static {
     type Config: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
     /// What a scenario can expect of the outcome ("chosen relay-1", "leader of term 4 is nodo-2").
     type Expect: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
+    /// The config's bug knobs, each switched on by `bugs: (name: true)`: deliberate mistakes
+    /// that a search (`dsim explore --bug name`) or a student can turn on to see an invariant
+    /// catch them. Empty for a protocol without any.
+    const BUGS: &'static [BugKnob] = &[];
 
     /// The nodes this config describes, by name, in the order they get their `NodeId`s.
     fn nodes(config: &Self::Config) -> Vec<String>;
@@ -112,6 +116,15 @@ pub trait Protocol: 'static {
         let _ = command;
         Vec::new()
     }
+}
+
+/// One bug knob of a protocol: its field name under `bugs` and the rule it breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BugKnob {
+    /// The field under the config's `bugs: (...)`.
+    pub name: &'static str,
+    /// The rule it breaks, in one line.
+    pub breaks: &'static str,
 }
 
 /// A problem found in a protocol config.

@@ -9,7 +9,7 @@ use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
 use crate::paxos::narrate;
 use crate::paxos::node::{PaxosCommand, PaxosNode};
-use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
 use traces::{Lang, Story};
 
 /// Single-decree Paxos as a scenario protocol.
@@ -20,6 +20,20 @@ impl Protocol for Paxos {
     const NAME: &'static str = "paxos";
     const ABOUT: &'static str =
         "single-decree Paxos: proposers, acceptors and learners agree on one value";
+    const BUGS: &'static [BugKnob] = &[
+        BugKnob {
+            name: "ignore_accepted_in_promises",
+            breaks: "a proposer proposes its own value, not the highest accepted one (P2b)",
+        },
+        BugKnob {
+            name: "forget_promise_on_restart",
+            breaks: "an acceptor forgets its promise when it crashes (P1a across restarts)",
+        },
+        BugKnob {
+            name: "accept_below_promise",
+            breaks: "an acceptor accepts whatever it promised (P1a)",
+        },
+    ];
     type Actor = PaxosNode;
     type Config = PaxosConfig;
     type Expect = PaxosExpect;

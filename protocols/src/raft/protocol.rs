@@ -1,7 +1,7 @@
 //! How Raft plugs into scenarios: [`Raft`], its model (`sim_core::Protocol`) and its story
 //! (`traces::Story`, with the sweep's election figures from `measure`).
 
-use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
 use traces::{Lang, Measure, Story};
 
 use crate::raft::config::{self, RaftConfig};
@@ -15,6 +15,32 @@ pub struct Raft;
 impl Protocol for Raft {
     const NAME: &'static str = "raft";
     const ABOUT: &'static str = "Raft leader election: terms, randomized timeouts, RequestVote with the log check, heartbeats";
+    const BUGS: &'static [BugKnob] = &[
+        BugKnob {
+            name: "vote_twice",
+            breaks: "a node votes for a second candidate in a term it already voted in",
+        },
+        BugKnob {
+            name: "skip_log_check",
+            breaks: "votes are granted without the up-to-date log check",
+        },
+        BugKnob {
+            name: "ignore_higher_term_in_replies",
+            breaks: "a leader stays leader when a reply carries a higher term",
+        },
+        BugKnob {
+            name: "reset_vote_on_heartbeat",
+            breaks: "the lesson's slip: every heartbeat clears votedFor, even of the current term",
+        },
+        BugKnob {
+            name: "forget_term_on_restart",
+            breaks: "currentTerm and votedFor live in memory only: a crash forgets them",
+        },
+        BugKnob {
+            name: "fixed_election_timeout",
+            breaks: "election timeouts are never randomized, so split votes repeat",
+        },
+    ];
     type Actor = RaftNode;
     type Config = RaftConfig;
     type Expect = RaftExpect;

@@ -10,7 +10,7 @@ use crate::ring_store::invariants::{
 use crate::ring_store::msg::RingCommand;
 use crate::ring_store::narrate;
 use crate::ring_store::node::RingNode;
-use sim_core::{ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
 use traces::{Lang, Story};
 
 /// The consistent-hash ring as a live, replicated store.
@@ -20,6 +20,24 @@ pub struct LiveRing;
 impl Protocol for LiveRing {
     const NAME: &'static str = "ring";
     const ABOUT: &'static str = "consistent-hash ring as a live store: RF replicas, W/R quorums, hinted handoff, read repair, rebalancing";
+    const BUGS: &'static [BugKnob] = &[
+        BugKnob {
+            name: "never_deliver_hints",
+            breaks: "stand-ins keep hints forever and never hand them over",
+        },
+        BugKnob {
+            name: "delete_before_ack",
+            breaks: "a rebalancing source deletes its copy before the destination acks",
+        },
+        BugKnob {
+            name: "count_standin_acks",
+            breaks: "a stand-in's ack counts toward W with sloppy_quorum off",
+        },
+        BugKnob {
+            name: "ignore_moved",
+            breaks: "a node serves a key it no longer owns instead of answering Moved",
+        },
+    ];
     type Actor = RingNode;
     type Config = RingConfig;
     type Expect = RingExpect;

@@ -8,6 +8,7 @@
 
 pub mod caps;
 mod checks;
+mod choices;
 mod ron_errors;
 
 pub use ron_errors::{from_ron, protocol_of, ron_options};
@@ -35,6 +36,9 @@ pub struct Prepared<P: Protocol> {
     pub link: LinkConfig,
     /// Run limits.
     pub limits: Limits,
+    /// The file's schedule as kernel choices: when set, the run follows it (see
+    /// `sim_core::oracle`).
+    pub schedule: Option<Vec<sim_core::Choice>>,
 }
 
 /// Parses and checks `source` for protocol `P`, collecting every problem.
@@ -67,6 +71,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     let link = check.link(&doc.network);
     check.anchor = None;
     let timeline = check.timeline::<P>(&doc.config, &doc.timeline, &steps);
+    let schedule = doc.schedule.as_ref().and_then(|specs| check.schedule(specs));
     for expect in &doc.expect {
         for name in P::expect_nodes(expect) {
             check.node(&name);
@@ -119,6 +124,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
         timeline,
         link,
         limits,
+        schedule,
         doc,
     })
 }

@@ -1,0 +1,255 @@
+//! Searching schedules for a broken invariant, and shrinking a breaking one to a few choices.
+//!
+//! A search runs one scenario at many seeds on the fast path ([`probe`]: invariants checked at
+//! every step, no trace kept, no story, no expectations: a file's expectations describe one
+//! story and are not goals of the search). At a seed that breaks an invariant,
+//! [`counterexample`] re-runs it recording the network's choices, shrinks that list to the
+//! smallest one that still breaks the same invariant (delta debugging: drop halves, then
+//! quarters, ... then single choices, until no choice can go), and writes the result as an
+//! ordinary scenario file whose `schedule` holds the choices left, each explained in a comment.
+//! `dsim run` of that file replays the violation. Nothing here spawns threads or touches files:
+//! the CLI runs seeds on a pool and writes the text.
+
+use crate::load::Prepared;
+use crate::run;
+use crate::schedule::schedule_text;
+use crate::vary::set_scenario_field;
+use serde::Serialize;
+use sim_core::{Actor, Choice, Event, Instant, Message, MsgId, Protocol, Sim, SimConfig, TraceMode};
+use std::collections::BTreeMap;
+
+/// An invariant that broke at one seed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The invariant's name.
+    pub invariant: String,
+    /// What went wrong, in words.
+    pub message: String,
+    /// The step that broke it.
+    pub step: u64,
+    /// When, in virtual nanoseconds.
+    pub time_ns: u64,
+}
+
+/// A shrunk counterexample, ready to be written.
+#[derive(Clone, Debug, Serialize)]
+pub struct Counterexample {
+    /// The seed it was found at (node draws still come from it).
+    pub seed: u64,
+    /// What broke when the shrunk schedule runs.
+    pub finding: Finding,
+    /// Choices the random run made that differ from the healthy network.
+    pub recorded: usize,
+    /// The choices left after shrinking, as the file writes them.
+    pub choices: Vec<String>,
+    /// Runs the shrinking took.
+    pub shrink_runs: u64,
+    /// Whether the written file, parsed and run again, breaks the same invariant.
+    pub replays: bool,
+    /// The scenario file's text.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// The most runs one shrink may take: beyond, the schedule is left as shrunk so far.
+pub const MAX_SHRINK_RUNS: u64 = 20_000;
+
+/// Builds the run of `prep` at `seed` for a search: the file's timeline and limits, its
+/// invariants, no trace, stopping at the first violation.
+fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
+    let config = SimConfig {
+        seed,
+        link: prep.link,
+        limits: prep.limits,
+        stop_on_violation: true,
+    };
+    let mut sim = sim_core::build_sim::<P>(&prep.doc.config, config);
+    for (at, action) in &prep.timeline {
+        sim.schedule(*at, action.clone());
+    }
+    sim
+}
+
+fn first_violation<A: Actor>(sim: &mut Sim<A>) -> Option<Finding> {
+    let report = sim.run();
+    report.violations.into_iter().next().map(|v| Finding {
+        invariant: v.invariant,
+        message: v.message,
+        step: v.step,
+        time_ns: v.time.0,
+    })
+}
+
+/// One seed of a search on the fast path: the first invariant broken, if any.
+pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding> {
+    first_violation(&mut build(prep, seed))
+}
+
+/// What breaks when `prep` at `seed` follows `choices`.
+fn follow<P: Protocol>(prep: &Prepared<P>, seed: u64, choices: &[Choice]) -> Option<Finding> {
+    let mut sim = build(prep, seed);
+    sim.follow(choices);
+    first_violation(&mut sim)
+}
+
+/// Shrinks `items` to a list from which no single item can be removed with `fails` still
+/// true (delta debugging's complement steps), within `budget` calls of `fails`.
+pub fn shrink<T: Copy>(mut items: Vec<T>, budget: u64, mut fails: impl FnMut(&[T]) -> bool) -> (Vec<T>, u64) {
+    let mut runs = 0u64;
+    let mut parts = 2usize;
+    while !items.is_empty() && runs < budget {
+        let chunk = items.len().div_ceil(parts.min(items.len()));
+        let mut reduced = false;
+        let mut start = 0;
+        while start < items.len() && runs < budget {
+            let end = (start + chunk).min(items.len());
+            let candidate: Vec<T> = items[..start].iter().chain(&items[end..]).copied().collect();
+            runs += 1;
+            if fails(&candidate) {
+                items = candidate;
+                parts = parts.saturating_sub(1).max(2);
+                reduced = true;
+                break;
+            }
+            start = end;
+        }
+        if !reduced {
+            if chunk == 1 {
+                break;
+            }
+            parts = (parts * 2).min(items.len());
+        }
+    }
+    (items, runs)
+}
+
+/// The counterexample of `finding`, found at `seed` of `prep`, shrunk and written as a file.
+/// `origin` says in words where it came from (the scenario and the flags of the search).
+pub fn counterexample<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    finding: &Finding,
+    origin: &str,
+) -> Counterexample {
+    let mut sim = build(prep, seed);
+    sim.record_choices();
+    first_violation(&mut sim);
+    let recorded = sim.recorded_choices().to_vec();
+    let same = |choices: &[Choice]| {
+        follow(prep, seed, choices).is_some_and(|f| f.invariant == finding.invariant)
+    };
+    let (choices, shrink_runs) = if same(&recorded) {
+        shrink(recorded.clone(), MAX_SHRINK_RUNS, same)
+    } else {
+        // Cannot happen (a recording replays its run); keep the whole list rather than lie.
+        (recorded.clone(), 0)
+    };
+    let finding = follow(prep, seed, &choices).unwrap_or_else(|| finding.clone());
+    let words = describe(prep, seed, &choices);
+    let body = schedule_text(&choices, &prep.nodes, |c| words.get(&c).cloned());
+    let text = file_text(prep, seed, &finding, origin, recorded.len(), &body);
+    let replays = crate::load::load::<P>(&prep.name, &text)
+        .ok()
+        .and_then(|again| probe_followed(&again, seed))
+        .is_some_and(|f| f.invariant == finding.invariant);
+    Counterexample {
+        seed,
+        recorded: recorded.len(),
+        choices: choices
+            .iter()
+            .map(|&c| crate::schedule::choice_text(c, &prep.nodes))
+            .collect(),
+        shrink_runs,
+        replays,
+        text,
+        finding,
+    }
+}
+
+/// A loaded file run as `dsim run` would, following its own schedule.
+fn probe_followed<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding> {
+    let mut sim = run::build(prep, seed);
+    first_violation(&mut sim)
+}
+
+/// Each choice in words, from a traced run of the shrunk schedule: which message it is (who
+/// sent what to whom, when) and what the choice does to it.
+fn describe<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    choices: &[Choice],
+) -> BTreeMap<Choice, String> {
+    let mut sim = build(prep, seed);
+    sim.follow(choices);
+    sim.set_trace(TraceMode::Memory(Vec::new()));
+    sim.run();
+    let mut sends: BTreeMap<MsgId, String> = BTreeMap::new();
+    for record in sim.take_records() {
+        if let Event::Send { id, from, to, msg } = &record.event {
+            sends.insert(*id, format!("{from} -> {to} {} at {}", msg.kind(), record.time));
+        }
+    }
+    choices
+        .iter()
+        .map(|&c| {
+            let what = |m: MsgId| {
+                sends
+                    .get(&m)
+                    .cloned()
+                    .unwrap_or_else(|| format!("message {} (never sent in this run)", m.0))
+            };
+            let words = match c {
+                Choice::Lose(m) => format!("{}: lost", what(m)),
+                Choice::Latency(m, d) => format!("{}: takes {d}", what(m)),
+                Choice::Copy(m, d) => format!("{}: delivered twice, the copy after {d}", what(m)),
+                Choice::Draw(n, nth, v) => format!(
+                    "{}'s random draw #{nth} answers {v}",
+                    prep.nodes.get(n.index()).map(String::as_str).unwrap_or("?")
+                ),
+            };
+            (c, words)
+        })
+        .collect()
+}
+
+/// The counterexample file: the scenario as searched, with its seed, the shrunk schedule, the
+/// broken invariant as the expected violation (so `dsim run` of it passes by showing it), and
+/// a header comment saying what it is.
+fn file_text<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    finding: &Finding,
+    origin: &str,
+    recorded: usize,
+    schedule: &str,
+) -> String {
+    let mut text = prep.source.clone();
+    let invariant = &finding.invariant;
+    let description = format!(
+        "counterexample: {invariant} breaks ({})",
+        prep.doc.description
+    );
+    for (key, value) in [
+        ("description", format!("{description:?}")),
+        ("seed", seed.to_string()),
+        ("expect", "[]".to_string()),
+        ("expect_violation", format!("{invariant:?}")),
+        ("schedule", schedule.to_string()),
+    ] {
+        // Every field is top level and the text was already parsed: setting cannot fail.
+        if let Ok(changed) = set_scenario_field(&text, key, &value) {
+            text = changed;
+        }
+    }
+    let choices = schedule.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_uppercase())).count();
+    let header = format!(
+        "// A counterexample found by `dsim explore` ({origin}).\n\
+         // Invariant \"{invariant}\" breaks at {}: {}\n\
+         // Found at seed {seed}; its {recorded} network choices were shrunk to the {choices} below.\n\
+         // Every message the schedule does not name is delivered once at the link's shortest\n\
+         // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n",
+        Instant(finding.time_ns),
+        finding.message.replace('\n', " "),
+    );
+    header + &text
+}
