@@ -33,6 +33,9 @@ enum Command {
     Run(cmd::run::RunArgs),
     /// Run a scenario over a range of seeds (and config variants): a table of outcomes.
     Sweep(cmd::sweep::SweepArgs),
+    /// Search many seeds' schedules for a broken invariant; write the shrunk counterexample as
+    /// a scenario file that `dsim run` replays. Exit 1 when one is found.
+    Explore(cmd::explore::ExploreArgs),
     /// Check a scenario file without running it (every problem, with line and column).
     Validate(cmd::validate::ValidateArgs),
     /// List the bundled scenarios and protocols, or a protocol's message kinds.
@@ -57,6 +60,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Sweep(args) => cmd::sweep::run(args),
+        Command::Explore(args) => cmd::explore::run(args),
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Ring(args) => cmd::ring::run(*args),

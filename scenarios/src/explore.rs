@@ -12,10 +12,12 @@
 
 use crate::load::Prepared;
 use crate::run;
-use crate::schedule::schedule_text;
+use crate::schedule::{ms_text, schedule_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
-use sim_core::{Actor, Choice, Event, Instant, Message, MsgId, Protocol, Sim, SimConfig, TraceMode};
+use sim_core::{
+    Actor, Choice, Event, Instant, Message, MsgId, Protocol, Sim, SimConfig, TraceMode,
+};
 use std::collections::BTreeMap;
 
 /// An invariant that broke at one seed.
@@ -29,6 +31,8 @@ pub struct Finding {
     pub step: u64,
     /// When, in virtual nanoseconds.
     pub time_ns: u64,
+    /// Other invariants the same step broke.
+    pub also: Vec<String>,
 }
 
 /// A shrunk counterexample, ready to be written.
@@ -72,11 +76,19 @@ fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
 
 fn first_violation<A: Actor>(sim: &mut Sim<A>) -> Option<Finding> {
     let report = sim.run();
-    report.violations.into_iter().next().map(|v| Finding {
-        invariant: v.invariant,
-        message: v.message,
-        step: v.step,
-        time_ns: v.time.0,
+    let mut violations = report.violations.into_iter();
+    let first = violations.next()?;
+    let mut also: Vec<String> = violations
+        .filter(|v| v.invariant != first.invariant)
+        .map(|v| v.invariant)
+        .collect();
+    also.dedup();
+    Some(Finding {
+        invariant: first.invariant,
+        message: first.message,
+        step: first.step,
+        time_ns: first.time.0,
+        also,
     })
 }
 
@@ -94,7 +106,11 @@ fn follow<P: Protocol>(prep: &Prepared<P>, seed: u64, choices: &[Choice]) -> Opt
 
 /// Shrinks `items` to a list from which no single item can be removed with `fails` still
 /// true (delta debugging's complement steps), within `budget` calls of `fails`.
-pub fn shrink<T: Copy>(mut items: Vec<T>, budget: u64, mut fails: impl FnMut(&[T]) -> bool) -> (Vec<T>, u64) {
+pub fn shrink<T: Copy>(
+    mut items: Vec<T>,
+    budget: u64,
+    mut fails: impl FnMut(&[T]) -> bool,
+) -> (Vec<T>, u64) {
     let mut runs = 0u64;
     let mut parts = 2usize;
     while !items.is_empty() && runs < budget {
@@ -103,7 +119,11 @@ pub fn shrink<T: Copy>(mut items: Vec<T>, budget: u64, mut fails: impl FnMut(&[T
         let mut start = 0;
         while start < items.len() && runs < budget {
             let end = (start + chunk).min(items.len());
-            let candidate: Vec<T> = items[..start].iter().chain(&items[end..]).copied().collect();
+            let candidate: Vec<T> = items[..start]
+                .iter()
+                .chain(&items[end..])
+                .copied()
+                .collect();
             runs += 1;
             if fails(&candidate) {
                 items = candidate;
@@ -186,7 +206,10 @@ fn describe<P: Protocol>(
     let mut sends: BTreeMap<MsgId, String> = BTreeMap::new();
     for record in sim.take_records() {
         if let Event::Send { id, from, to, msg } = &record.event {
-            sends.insert(*id, format!("{from} -> {to} {} at {}", msg.kind(), record.time));
+            sends.insert(
+                *id,
+                format!("{from} -> {to} {} at {}", msg.kind(), record.time),
+            );
         }
     }
     choices
@@ -200,8 +223,12 @@ fn describe<P: Protocol>(
             };
             let words = match c {
                 Choice::Lose(m) => format!("{}: lost", what(m)),
-                Choice::Latency(m, d) => format!("{}: takes {d}", what(m)),
-                Choice::Copy(m, d) => format!("{}: delivered twice, the copy after {d}", what(m)),
+                Choice::Latency(m, d) => format!("{}: takes {} ms", what(m), ms_text(d)),
+                Choice::Copy(m, d) => format!(
+                    "{}: delivered twice, the copy after {} ms",
+                    what(m),
+                    ms_text(d)
+                ),
                 Choice::Draw(n, nth, v) => format!(
                     "{}'s random draw #{nth} answers {v}",
                     prep.nodes.get(n.index()).map(String::as_str).unwrap_or("?")
@@ -210,6 +237,15 @@ fn describe<P: Protocol>(
             (c, words)
         })
         .collect()
+}
+
+/// Every invariant the run breaks, as the file's `expect_violation` list.
+fn expected_violations(finding: &Finding) -> String {
+    let names: Vec<String> = std::iter::once(&finding.invariant)
+        .chain(&finding.also)
+        .map(|n| format!("{n:?}"))
+        .collect();
+    format!("[{}]", names.join(", "))
 }
 
 /// The counterexample file: the scenario as searched, with its seed, the shrunk schedule, the
@@ -233,7 +269,7 @@ fn file_text<P: Protocol>(
         ("description", format!("{description:?}")),
         ("seed", seed.to_string()),
         ("expect", "[]".to_string()),
-        ("expect_violation", format!("{invariant:?}")),
+        ("expect_violation", expected_violations(finding)),
         ("schedule", schedule.to_string()),
     ] {
         // Every field is top level and the text was already parsed: setting cannot fail.
@@ -241,7 +277,10 @@ fn file_text<P: Protocol>(
             text = changed;
         }
     }
-    let choices = schedule.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_uppercase())).count();
+    let choices = schedule
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_uppercase()))
+        .count();
     let header = format!(
         "// A counterexample found by `dsim explore` ({origin}).\n\
          // Invariant \"{invariant}\" breaks at {}: {}\n\

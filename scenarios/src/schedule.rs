@@ -37,11 +37,9 @@ pub fn spec_of(choice: Choice, nodes: &[String]) -> ChoiceSpec {
         Choice::Lose(m) => ChoiceSpec::Lose(m.0),
         Choice::Latency(m, d) => ChoiceSpec::Latency(m.0, d.0 as f64 / 1e6),
         Choice::Copy(m, d) => ChoiceSpec::Duplicate(m.0, d.0 as f64 / 1e6),
-        Choice::Draw(n, nth, v) => ChoiceSpec::Draw(
-            nodes.get(n.index()).cloned().unwrap_or_default(),
-            nth,
-            v,
-        ),
+        Choice::Draw(n, nth, v) => {
+            ChoiceSpec::Draw(nodes.get(n.index()).cloned().unwrap_or_default(), nth, v)
+        }
     }
 }
 
@@ -108,7 +106,15 @@ mod tests {
     /// Every nanosecond count reads back exactly from the text written for it.
     #[test]
     fn milliseconds_round_trip_exactly() {
-        for ns in [0, 1, 999_999, 1_000_000, 7_342_105, 9_500_000, 2_591_999_999_999_999] {
+        for ns in [
+            0,
+            1,
+            999_999,
+            1_000_000,
+            7_342_105,
+            9_500_000,
+            2_591_999_999_999_999,
+        ] {
             let text = ms_text(Duration(ns));
             let back = duration_of_ms(text.parse().unwrap(), u64::MAX / 2_000_000).unwrap();
             assert_eq!(back, Duration(ns), "{text}");
@@ -134,8 +140,12 @@ mod tests {
         let back: Vec<Choice> = specs
             .iter()
             .map(|s| {
-                choice_of(s, |n| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32)), 1 << 40)
-                    .unwrap()
+                choice_of(
+                    s,
+                    |n| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32)),
+                    1 << 40,
+                )
+                .unwrap()
             })
             .collect();
         assert_eq!(back, choices);

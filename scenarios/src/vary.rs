@@ -32,9 +32,9 @@ pub fn set_scenario_field(source: &str, key: &str, value: &str) -> Result<String
     if let Some((start, end)) = find_field(source, 0, source.len(), key, 1) {
         return Ok(format!("{}{}{}", &source[..start], value, &source[end..]));
     }
-    let open = find_field(source, 0, source.len(), "description", 1)
-        .or_else(|| find_field(source, 0, source.len(), "protocol", 1))
-        .map(|(start, _)| line_start(source, start))
+    let open = crate::load::field_offset(source, "description", 0)
+        .or_else(|| crate::load::field_offset(source, "protocol", 0))
+        .map(|start| line_start(source, start))
         .ok_or("the scenario has no `description:` or `protocol:` to put the field beside")?;
     Ok(format!(
         "{}    {key}: {value},\n{}",

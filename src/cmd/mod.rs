@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod explore;
 pub mod list;
 pub mod replay;
 pub mod ring;

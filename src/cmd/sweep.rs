@@ -2,7 +2,7 @@
 //! outcomes and figures.
 
 use crate::exit::{CliError, FAILED, OK};
-use crate::flags::apply_sets;
+use crate::flags::{apply_sets, worker_pool};
 use crate::output::out;
 use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -60,8 +60,6 @@ struct SweepReport {
 /// The most runs one sweep may ask for (seeds x variants): beyond, the user almost surely
 /// mistyped a range, and the machine would be busy for days.
 const MAX_RUNS: u64 = 10_000_000;
-/// The most worker threads.
-const MAX_JOBS: usize = 256;
 
 /// One batch of variants of a sweep: each loaded (parsed once), its seeds run in chunks on the
 /// pool, only each variant's summary kept. Results come back in seed order whatever thread ran
@@ -150,20 +148,7 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
         )));
     }
     let seeds: Vec<u64> = args.seeds.clone().collect();
-    if args.jobs.is_some_and(|j| j == 0 || j > MAX_JOBS) {
-        return Err(CliError::bad_input(format!(
-            "--jobs must be between 1 and {MAX_JOBS} (default: every core)"
-        )));
-    }
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| CliError::bug(format!("cannot start {jobs} worker threads: {e}")))?;
+    let (pool, jobs) = worker_pool(args.jobs)?;
     let bar = if std::io::stderr().is_terminal() && !args.json {
         ProgressBar::new(runs).with_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {eta} left")

@@ -66,12 +66,7 @@ impl Checks<'_> {
                 continue;
             }
             let nodes = &self.nodes;
-            let node = |n: &str| {
-                nodes
-                    .iter()
-                    .position(|x| x == n)
-                    .map(|i| NodeId(i as u32))
-            };
+            let node = |n: &str| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32));
             match choice_of(spec, node, caps::TIME_MS) {
                 Ok(choice) => choices.push(choice),
                 Err(message) => self.problem(

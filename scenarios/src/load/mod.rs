@@ -71,7 +71,10 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     let link = check.link(&doc.network);
     check.anchor = None;
     let timeline = check.timeline::<P>(&doc.config, &doc.timeline, &steps);
-    let schedule = doc.schedule.as_ref().and_then(|specs| check.schedule(specs));
+    let schedule = doc
+        .schedule
+        .as_ref()
+        .and_then(|specs| check.schedule(specs));
     for expect in &doc.expect {
         for name in P::expect_nodes(expect) {
             check.node(&name);

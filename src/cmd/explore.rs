@@ -1,0 +1,348 @@
+//! `dsim explore`: search many seeds' schedules for a broken invariant, shrink the first one
+//! found to a handful of choices, and write it as a scenario file that `dsim run` replays.
+
+use crate::exit::{CliError, FAILED, OK};
+use crate::flags::{apply_sets, parse_sets, worker_pool};
+use crate::output::{out, refuse_own_input, write_atomically};
+use crate::source::{render_problems, resolve};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use scenarios::DynProtocol;
+use scenarios::explore::{Counterexample, Finding};
+use scenarios::registry::LoadedScenario;
+use scenarios::sweep::parse_seeds;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant as WallClock;
+
+/// Arguments of `dsim explore`.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = "\
+Each seed is one random schedule within the scenario's fault model: its links' loss,
+duplication and latency laws, and its timeline's faults. Every invariant is checked at every
+step; the file's expectations are not goals of the search. The first seed (in seed order,
+whatever --jobs) that breaks an invariant is re-run recording the network's choices, the list
+is shrunk to the fewest that still break the same invariant, and the result is written as an
+ordinary scenario file with a `schedule:`, each choice explained in a comment.
+
+Examples:
+  dsim explore paxos/duel-retry --bug accept_below_promise --out found.ron
+  dsim run found.ron
+  dsim explore raft/split-votes --seeds 0..2000 --bug vote_twice --json
+  dsim explore paxos/duel-retry --list-bugs
+
+Exit codes: 0 nothing broke; 1 an invariant broke (the counterexample is written);
+2 bad input.")]
+pub struct ExploreArgs {
+    /// The scenario: a path or a bundled name (`paxos/duel-retry`).
+    pub scenario: String,
+    /// Seeds to search: a range, `0..10000` (10000 excluded) or `0..=9999`.
+    #[arg(long, value_parser = parse_seeds, default_value = "0..10000")]
+    pub seeds: std::ops::Range<u64>,
+    /// Worker threads (default: every core). The findings are identical at any count.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Turn on one of the protocol's bug knobs (repeat for several); see --list-bugs.
+    #[arg(long = "bug", value_name = "NAME")]
+    pub bugs: Vec<String>,
+    /// Override a config field before searching (RON value); repeat for several.
+    /// Example: --set phase_timeout_ms=80
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Where to write the counterexample. With --keep-going, each broken invariant gets its
+    /// own file: `found.ron` becomes `found.agreement.ron`, ...
+    #[arg(long, short, default_value = "counterexample.ron")]
+    pub out: PathBuf,
+    /// Search the whole range, writing the first counterexample of every invariant that
+    /// breaks, instead of stopping at the first.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Name the scenario protocol's bug knobs and what each breaks, and exit.
+    #[arg(long)]
+    pub list_bugs: bool,
+}
+
+/// The most seeds one search may ask for.
+const MAX_SEEDS: u64 = 1_000_000_000;
+/// Seeds probed between two looks for a finding: small enough to stop soon after the first,
+/// large enough to keep every thread busy.
+const BATCH: u64 = 4096;
+
+#[derive(Serialize)]
+struct Found {
+    kind: &'static str,
+    file: String,
+    #[serde(flatten)]
+    counterexample: Counterexample,
+}
+
+#[derive(Serialize)]
+struct Execution {
+    jobs: usize,
+    seconds: f64,
+    seeds_per_second: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    scenario: String,
+    seeds: (u64, u64),
+    bugs: Vec<String>,
+    sets: Vec<String>,
+    seeds_searched: u64,
+    found: Vec<Found>,
+    execution: Execution,
+}
+
+/// Runs `dsim explore`.
+pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
+    let src = resolve(&args.scenario)?;
+    let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
+        .map_err(|p| CliError::bad_input(render_problems(&p)))?;
+    if args.list_bugs {
+        return list_bugs(protocol);
+    }
+    let mut sets = parse_sets(&args.sets)?;
+    if !args.bugs.is_empty() {
+        sets.push(("bugs".into(), bug_setting(protocol, &args.bugs)?));
+    }
+    let text = apply_sets(&src.text, &sets)?;
+    let loaded = protocol
+        .load(&src.name, &text)
+        .map_err(|p| CliError::bad_input(render_problems(&p)))?;
+    if loaded.has_schedule() {
+        return Err(CliError::bad_input(format!(
+            "{}: the file fixes its own `schedule:`, so every seed runs the same network; \
+             remove the schedule to search, or `dsim run` it to replay",
+            src.name
+        )));
+    }
+    let seed_count = args.seeds.end.saturating_sub(args.seeds.start);
+    if seed_count > MAX_SEEDS {
+        return Err(CliError::bad_input(format!(
+            "{seed_count} seeds is more than {MAX_SEEDS}: narrow --seeds"
+        )));
+    }
+    refuse_own_input(&args.out, Path::new(&src.name))?;
+    let (pool, jobs) = worker_pool(args.jobs)?;
+    let bar = progress(seed_count, args.json);
+    let origin = origin(&src.name, &args.bugs, &args.sets);
+    let started = WallClock::now();
+    let mut found: Vec<Found> = Vec::new();
+    let mut broken: BTreeSet<String> = BTreeSet::new();
+    let mut searched = 0u64;
+    let mut start = args.seeds.start;
+    while start < args.seeds.end {
+        let end = args.seeds.end.min(start.saturating_add(BATCH));
+        let findings = probe_batch(&pool, loaded.as_ref(), start..end, &bar);
+        searched += end - start;
+        for (seed, finding) in findings {
+            if !broken.insert(finding.invariant.clone()) {
+                continue;
+            }
+            bar.set_message(format!("{} found, shrinking seed {seed}", found.len() + 1));
+            let cx = loaded.counterexample(seed, &finding, &origin);
+            let path = out_path(&args.out, &finding.invariant, args.keep_going);
+            write_atomically(&path, &cx.text)?;
+            bar.set_message(format!("{} found", found.len() + 1));
+            found.push(Found {
+                kind: "violation",
+                file: path.display().to_string(),
+                counterexample: cx,
+            });
+            if !args.keep_going {
+                break;
+            }
+        }
+        if !found.is_empty() && !args.keep_going {
+            break;
+        }
+        start = end;
+    }
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    let report = Report {
+        scenario: src.name.clone(),
+        seeds: (args.seeds.start, args.seeds.end),
+        bugs: args.bugs.clone(),
+        sets: args.sets.clone(),
+        seeds_searched: searched,
+        found,
+        execution: Execution {
+            jobs,
+            seconds,
+            seeds_per_second: searched as f64 / seconds.max(1e-9),
+        },
+    };
+    if args.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("serializes")
+        );
+    } else {
+        print_report(&report)?;
+    }
+    Ok(if report.found.is_empty() { OK } else { FAILED })
+}
+
+/// Probes `seeds` on the pool; the findings in seed order, whatever thread found them.
+fn probe_batch(
+    pool: &rayon::ThreadPool,
+    loaded: &dyn LoadedScenario,
+    seeds: std::ops::Range<u64>,
+    bar: &ProgressBar,
+) -> Vec<(u64, Finding)> {
+    let seeds: Vec<u64> = seeds.collect();
+    let mut findings: Vec<(u64, Finding)> = pool.install(|| {
+        seeds
+            .par_chunks(64)
+            .flat_map_iter(|chunk| {
+                let found: Vec<(u64, Finding)> = chunk
+                    .iter()
+                    .filter_map(|&seed| loaded.probe(seed).map(|f| (seed, f)))
+                    .collect();
+                bar.inc(chunk.len() as u64);
+                found
+            })
+            .collect()
+    });
+    findings.sort_by_key(|(seed, _)| *seed);
+    findings
+}
+
+/// The `bugs: (...)` value that turns on `names`, each checked against the protocol's knobs.
+fn bug_setting(protocol: &dyn DynProtocol, names: &[String]) -> Result<String, CliError> {
+    let known: Vec<&str> = protocol.bugs().iter().map(|b| b.name).collect();
+    for name in names {
+        if !known.contains(&name.as_str()) {
+            let hint = match scenarios::diagnostic::closest(name, known.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? "),
+                None => String::new(),
+            };
+            return Err(CliError::bad_input(format!(
+                "{} has no bug knob `{name}`; {hint}`dsim explore SCENARIO --list-bugs` names them",
+                protocol.name()
+            )));
+        }
+    }
+    let fields: Vec<String> = names.iter().map(|n| format!("{n}: true")).collect();
+    Ok(format!("({})", fields.join(", ")))
+}
+
+fn list_bugs(protocol: &dyn DynProtocol) -> Result<u8, CliError> {
+    if protocol.bugs().is_empty() {
+        out!("{} has no bug knobs", protocol.name());
+        return Ok(OK);
+    }
+    out!(
+        "bug knobs of {} (turn one on with --bug NAME):",
+        protocol.name()
+    );
+    let width = protocol
+        .bugs()
+        .iter()
+        .map(|b| b.name.len())
+        .max()
+        .unwrap_or(0);
+    for bug in protocol.bugs() {
+        out!("  {:width$}  {}", bug.name, bug.breaks);
+    }
+    Ok(OK)
+}
+
+/// `found.ron` for the first invariant, or `found.agreement.ron` when each gets its own file.
+fn out_path(out: &Path, invariant: &str, per_invariant: bool) -> PathBuf {
+    if !per_invariant {
+        return out.to_path_buf();
+    }
+    let stem = out
+        .file_stem()
+        .map_or("counterexample".into(), |s| s.to_string_lossy());
+    let ext = out
+        .extension()
+        .map_or("ron".into(), |e| e.to_string_lossy());
+    out.with_file_name(format!("{stem}.{invariant}.{ext}"))
+}
+
+/// The search in words, for the counterexample's header.
+fn origin(scenario: &str, bugs: &[String], sets: &[String]) -> String {
+    let mut words = format!("dsim explore {scenario}");
+    for bug in bugs {
+        words.push_str(&format!(" --bug {bug}"));
+    }
+    for set in sets {
+        words.push_str(&format!(" --set '{set}'"));
+    }
+    words
+}
+
+fn progress(seeds: u64, json: bool) -> ProgressBar {
+    if !std::io::stderr().is_terminal() || json {
+        return ProgressBar::hidden();
+    }
+    ProgressBar::new(seeds).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} seeds, {per_sec}, {eta} left  {msg}")
+            .expect("a valid template"),
+    )
+}
+
+fn print_report(report: &Report) -> Result<(), CliError> {
+    // Speed goes to stderr: standard output is the results, identical at any --jobs.
+    eprintln!(
+        "searched {} seeds in {:.2}s ({:.0} seeds/s on {} worker threads)",
+        report.seeds_searched,
+        report.execution.seconds,
+        report.execution.seeds_per_second,
+        report.execution.jobs
+    );
+    let mut flags = String::new();
+    for bug in &report.bugs {
+        flags.push_str(&format!(" --bug {bug}"));
+    }
+    out!(
+        "explored {}{flags}: seeds {}..{}",
+        report.scenario,
+        report.seeds.0,
+        report.seeds.0 + report.seeds_searched
+    );
+    if report.found.is_empty() {
+        out!("no invariant broke in {} seeds", report.seeds_searched);
+        return Ok(());
+    }
+    for f in &report.found {
+        let cx = &f.counterexample;
+        out!();
+        out!(
+            "{} broke at seed {} (step {}, {}): {}",
+            cx.finding.invariant,
+            cx.seed,
+            cx.finding.step,
+            sim_core::Instant(cx.finding.time_ns),
+            cx.finding.message
+        );
+        out!(
+            "shrunk {} network choices to {} in {} runs:",
+            cx.recorded,
+            cx.choices.len(),
+            cx.shrink_runs
+        );
+        for choice in &cx.choices {
+            out!("    {choice}");
+        }
+        if cx.choices.is_empty() {
+            out!("    (none: the healthy network breaks it)");
+        }
+        let replay = if cx.replays {
+            "replays"
+        } else {
+            "DOES NOT replay (a bug: please report it)"
+        };
+        out!("wrote {} ({replay}): dsim run {}", f.file, f.file);
+    }
+    Ok(())
+}
