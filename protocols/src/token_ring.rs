@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::trace::{Event, Record};
-use sim_core::{Actor, Context, Invariant, NodeId, Outcome, Protocol};
+use sim_core::{Actor, Context, Invariant, Kinds, NodeId, Outcome, Protocol};
 use traces::{Lang, Story};
 
 /// A token ring member.
@@ -116,6 +116,9 @@ pub struct LapsAreWhole {
 impl Invariant<TokenRing> for LapsAreWhole {
     fn name(&self) -> &'static str {
         "laps-are-whole"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<TokenRing>) -> Result<(), String> {
         match &record.event {

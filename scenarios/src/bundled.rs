@@ -1,7 +1,8 @@
 //! Scenarios built into the binary, so `dsim run paxos/lost-accepts` works from anywhere.
 //!
-//! The list mirrors the files under `scenarios/course/` and `scenarios/demo/`; a test checks that
-//! every file there is bundled.
+//! The list mirrors the files under `scenarios/course/`, `scenarios/demo/` and
+//! `scenarios/search/` (the workloads of `dsim explore`); a test checks that every file there is
+//! bundled.
 
 /// A scenario that ships inside dsim.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +41,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "ring/moved" => "course/ring/moved.ron",
     "ring/dynamic-split" => "course/ring/dynamic-split.ron",
     "demo/token-ring" => "demo/token-ring.ron",
+    "search/paxos-swarm" => "search/paxos-swarm.ron",
 };
 
 /// The bundled scenario called `name`.

@@ -54,4 +54,4 @@ pub use oracle::{Choice, Draws, Oracle};
 pub use protocol::{BugKnob, ConfigProblem, Outcome, Protocol, build_sim};
 pub use rng::{Ratio, SimRng, Stream};
 pub use time::{Duration, Instant};
-pub use trace::{EVENT_KINDS, Event, Fault, Record, TraceMode, TraceSink};
+pub use trace::{EVENT_KINDS, Event, Fault, Kinds, Record, TraceMode, TraceSink};

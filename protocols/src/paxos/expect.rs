@@ -8,7 +8,7 @@
 use crate::paxos::PaxosNode;
 use crate::paxos::config::PaxosConfig;
 use crate::paxos::invariants::AcceptLedger;
-use crate::paxos::msg::{Number, Proposal};
+use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::notes::PaxosNote;
 use serde::{Deserialize, Serialize};
 use sim_core::Outcome;
@@ -43,7 +43,7 @@ pub enum PaxosExpect {
 }
 
 /// Every learner's `Chosen` notes: (learner, n, value), in order.
-fn learned(outcome: &Outcome<'_, PaxosNode>) -> Vec<(String, Number, String)> {
+fn learned(outcome: &Outcome<'_, PaxosNode>) -> Vec<(String, Number, Value)> {
     outcome
         .notes()
         .filter_map(|(_, node, note)| match note {
@@ -80,7 +80,7 @@ pub fn check(
     let learned = learned(outcome);
     match expect {
         PaxosExpect::Chosen(want) => {
-            if let Some((node, n, got)) = learned.iter().find(|(_, _, v)| v != want) {
+            if let Some((node, n, got)) = learned.iter().find(|(_, _, v)| **v != **want) {
                 return Err(format!(
                     "expected '{want}' chosen, but {node} learned '{got}' (n={n})"
                 ));
@@ -123,9 +123,9 @@ pub fn check(
             Ok("nothing chosen".into())
         }
         PaxosExpect::Learned { node, value } => {
-            let mine: Vec<&(String, Number, String)> =
+            let mine: Vec<&(String, Number, Value)> =
                 learned.iter().filter(|(who, _, _)| who == node).collect();
-            match mine.iter().find(|(_, _, v)| v != value) {
+            match mine.iter().find(|(_, _, v)| **v != **value) {
                 Some((_, n, v)) => Err(format!(
                     "expected {node} to learn '{value}', but it learned '{v}' (n={n})"
                 )),

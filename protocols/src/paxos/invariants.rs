@@ -7,10 +7,10 @@
 //! which holds even if no learner ever hears of it).
 
 use crate::paxos::PaxosNode;
-use crate::paxos::msg::{Number, Proposal};
+use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
-use sim_core::{Event, Invariant, Record};
+use sim_core::{Event, Invariant, Kinds, Record};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A value became chosen, and how we know.
@@ -19,7 +19,7 @@ pub struct ChosenFact {
     /// The proposal number.
     pub n: Number,
     /// The value.
-    pub value: String,
+    pub value: Value,
     /// Who witnessed it, in words ("a majority (a1, a2) accepted", "relay-2 learned").
     pub witness: String,
 }
@@ -33,16 +33,23 @@ impl ChosenFact {
 /// Which acceptors accepted which proposal, from `Accepted` notes: the paper's "chosen".
 #[derive(Clone, Debug, Default)]
 pub struct AcceptLedger {
-    acceptors: BTreeSet<String>,
+    /// The acceptors, sorted; an acceptor is its index here.
+    acceptors: Vec<String>,
     majority: usize,
-    accepts: BTreeMap<Proposal, BTreeSet<String>>,
+    /// Proposal number -> value -> the acceptors (by index) that accepted it.
+    accepts: BTreeMap<Number, BTreeMap<Value, BTreeSet<usize>>>,
 }
 
 impl AcceptLedger {
     /// A ledger over these acceptors: a majority of them choose a proposal. Notes from any
     /// other node (a hand-edited trace can have them) never count.
     pub fn new(acceptors: &[String]) -> Self {
-        let acceptors: BTreeSet<String> = acceptors.iter().cloned().collect();
+        let acceptors: Vec<String> = acceptors
+            .iter()
+            .cloned()
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
         AcceptLedger {
             majority: acceptors.len() / 2 + 1,
             acceptors,
@@ -52,18 +59,24 @@ impl AcceptLedger {
 
     /// Records that `acceptor` accepted `(n, value)`; returns the fact when this accept is the
     /// one that makes a majority.
-    pub fn accept(&mut self, acceptor: &str, n: Number, value: &str) -> Option<ChosenFact> {
-        if !self.acceptors.contains(acceptor) {
+    pub fn accept(&mut self, acceptor: &str, n: Number, value: &Value) -> Option<ChosenFact> {
+        let who = self
+            .acceptors
+            .binary_search_by(|a| a.as_str().cmp(acceptor))
+            .ok()?;
+        let set = self
+            .accepts
+            .entry(n)
+            .or_default()
+            .entry(value.clone())
+            .or_default();
+        if !set.insert(who) || set.len() != self.majority {
             return None;
         }
-        let set = self.accepts.entry((n, value.to_string())).or_default();
-        if !set.insert(acceptor.to_string()) || set.len() != self.majority {
-            return None;
-        }
-        let names: Vec<&str> = set.iter().map(String::as_str).collect();
+        let names: Vec<&str> = set.iter().map(|&i| self.acceptors[i].as_str()).collect();
         Some(ChosenFact {
             n,
-            value: value.to_string(),
+            value: value.clone(),
             witness: format!("a majority ({}) accepted", names.join(", ")),
         })
     }
@@ -72,8 +85,12 @@ impl AcceptLedger {
     pub fn chosen(&self) -> Vec<Proposal> {
         self.accepts
             .iter()
-            .filter(|(_, who)| who.len() >= self.majority)
-            .map(|(p, _)| p.clone())
+            .flat_map(|(n, values)| {
+                values
+                    .iter()
+                    .filter(|(_, who)| who.len() >= self.majority)
+                    .map(|(v, _)| (*n, v.clone()))
+            })
             .collect()
     }
 }
@@ -116,6 +133,9 @@ impl Invariant<PaxosNode> for Agreement {
     fn name(&self) -> &'static str {
         "agreement"
     }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
         for fact in chosen_facts(&mut self.ledger, record) {
@@ -140,12 +160,12 @@ impl Invariant<PaxosNode> for Agreement {
 #[derive(Clone, Debug)]
 pub struct Validity {
     ledger: AcceptLedger,
-    proposed: BTreeSet<String>,
+    proposed: BTreeSet<Value>,
 }
 
 impl Validity {
     /// With the proposers' initial values, for a cluster of these acceptors.
-    pub fn new(acceptors: &[String], initial: BTreeSet<String>) -> Self {
+    pub fn new(acceptors: &[String], initial: BTreeSet<Value>) -> Self {
         Validity {
             ledger: AcceptLedger::new(acceptors),
             proposed: initial,
@@ -157,6 +177,9 @@ impl Invariant<PaxosNode> for Validity {
     fn name(&self) -> &'static str {
         "validity"
     }
+    fn reads(&self) -> Kinds {
+        Kinds::COMMAND | Kinds::NOTE
+    }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
         if let Event::Command {
@@ -165,7 +188,7 @@ impl Invariant<PaxosNode> for Validity {
             ..
         } = &record.event
         {
-            self.proposed.insert(value.clone());
+            self.proposed.insert(value.as_str().into());
         }
         for fact in chosen_facts(&mut self.ledger, record) {
             if !self.proposed.contains(&fact.value) {
@@ -188,7 +211,7 @@ impl Invariant<PaxosNode> for Validity {
 pub struct ChosenValueIsStable {
     ledger: AcceptLedger,
     /// Every accept seen: (number, value, acceptor).
-    accepts: Vec<(Number, String, String)>,
+    accepts: Vec<(Number, Value, String)>,
     chosen: Vec<ChosenFact>,
 }
 
@@ -206,6 +229,9 @@ impl ChosenValueIsStable {
 impl Invariant<PaxosNode> for ChosenValueIsStable {
     fn name(&self) -> &'static str {
         "chosen-value-is-stable"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {

@@ -7,7 +7,7 @@
 //! a [`PaxosNote`]; nothing here reads a clock or a global.
 
 use crate::paxos::config::{Bugs, OnTimeout, PaxosConfig, number};
-use crate::paxos::msg::{Number, PaxosMsg, Proposal};
+use crate::paxos::msg::{Number, PaxosMsg, Proposal, Value};
 use crate::paxos::notes::PaxosNote;
 use serde::{Deserialize, Serialize};
 use sim_core::{Actor, Context, Duration, NodeId};
@@ -78,7 +78,7 @@ pub enum Phase {
         /// The round's number.
         n: Number,
         /// The value proposed.
-        value: String,
+        value: Value,
         /// Acceptors that accepted.
         accepted: BTreeSet<NodeId>,
         /// Acceptors that refused.
@@ -94,7 +94,7 @@ pub struct ProposerState {
     /// Numbers are `round * multiplier + id`.
     pub multiplier: u64,
     /// The value it wants chosen.
-    pub value: String,
+    pub value: Value,
     /// Rounds started so far (durable: a number is never reused).
     pub round: u64,
     /// The highest promise reported by a nack, so the next round jumps above it.
@@ -155,7 +155,12 @@ pub struct PaxosNode {
 impl PaxosNode {
     /// Builds node `name` of `config` (roles, ids and values from the config).
     pub fn from_config(config: &PaxosConfig, name: &str) -> Self {
-        let names = config.node_names();
+        PaxosNode::of_cluster(config, name, &config.node_names())
+    }
+
+    /// Builds node `name` of `config` whose nodes are `names` in id order (computed once for
+    /// a whole cluster).
+    pub fn of_cluster(config: &PaxosConfig, name: &str, names: &[String]) -> Self {
         let ids = |list: &[String]| -> Vec<NodeId> {
             list.iter()
                 .filter_map(|n| names.iter().position(|m| m == n))
@@ -165,7 +170,7 @@ impl PaxosNode {
         let proposer = config.proposer_id(name).map(|id| ProposerState {
             id,
             multiplier: config.round_multiplier.max(1),
-            value: config.proposer_value(name),
+            value: config.proposer_value(name).into(),
             round: 0,
             highest_seen: 0,
             phase: Phase::Idle,
@@ -402,7 +407,7 @@ impl PaxosNode {
         }
     }
 
-    fn on_accept(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, value: String) {
+    fn on_accept(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, value: Value) {
         let Some(a) = self.acceptor.as_mut() else {
             return;
         };
@@ -432,7 +437,7 @@ impl PaxosNode {
 
     // ----- learner (and the proposer's count) ----------------------------------------------
 
-    fn on_accepted(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, value: String) {
+    fn on_accepted(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, value: Value) {
         if !self.cluster.acceptors.contains(&from) {
             return;
         }
@@ -500,7 +505,7 @@ impl Actor for PaxosNode {
             return;
         };
         if let PaxosCommand::ProposeValue(value) = command {
-            p.value = value;
+            p.value = value.into();
         }
         self.start_round(ctx);
     }

@@ -5,7 +5,7 @@
 //! proposed or adopted, and what each learner learned. The notes are the trace's vocabulary, so
 //! a student can edit a trace file and `dsim check` judges it with the very same checkers.
 
-use crate::paxos::msg::{Number, Proposal};
+use crate::paxos::msg::{Number, Proposal, Value};
 use serde::{Deserialize, Serialize};
 
 /// A fact one Paxos node published.
@@ -16,7 +16,7 @@ pub enum PaxosNote {
         /// The round's proposal number.
         n: Number,
         /// The value the proposer would like chosen (its own).
-        value: String,
+        value: Value,
     },
     /// Acceptor: promised `n`, reporting the proposal it had accepted before, if any.
     Promised {
@@ -37,7 +37,7 @@ pub enum PaxosNote {
         /// The proposal number.
         n: Number,
         /// The value.
-        value: String,
+        value: Value,
     },
     /// Proposer: a promise reported an accepted proposal numbered `from_n` with another value, so
     /// round `n` proposes `value` and gives up its own value `gave_up` (the heart of Paxos).
@@ -45,18 +45,18 @@ pub enum PaxosNote {
         /// The round's proposal number.
         n: Number,
         /// The value adopted.
-        value: String,
+        value: Value,
         /// The number of the highest accepted proposal reported.
         from_n: Number,
         /// The proposer's own value, given up.
-        gave_up: String,
+        gave_up: Value,
     },
     /// Proposer: phase 2 starts, `Accept(n, value)` goes out.
     Proposed {
         /// The round's proposal number.
         n: Number,
         /// The value proposed.
-        value: String,
+        value: Value,
     },
     /// Proposer: a phase ended without a majority (timeout, or too many nacks).
     PhaseFailed {
@@ -78,7 +78,7 @@ pub enum PaxosNote {
         /// The chosen proposal's number.
         n: Number,
         /// The chosen value.
-        value: String,
+        value: Value,
         /// Accepts counted.
         accepts: u32,
         /// Acceptors in all.

@@ -48,14 +48,29 @@ impl Protocol for Paxos {
 
     fn build(config: &PaxosConfig, id: NodeId) -> PaxosNode {
         let names = config.node_names();
-        PaxosNode::from_config(config, &names[id.index()])
+        PaxosNode::of_cluster(config, &names[id.index()], &names)
+    }
+
+    fn build_all(config: &PaxosConfig) -> Vec<PaxosNode> {
+        let names = config.node_names();
+        names
+            .iter()
+            .map(|name| PaxosNode::of_cluster(config, name, &names))
+            .collect()
     }
 
     fn invariants(config: &PaxosConfig) -> Vec<Box<dyn Invariant<PaxosNode>>> {
         let acceptors = &config.acceptors;
         vec![
             Box::new(Agreement::new(acceptors)),
-            Box::new(Validity::new(acceptors, config.initial_values())),
+            Box::new(Validity::new(
+                acceptors,
+                config
+                    .initial_values()
+                    .into_iter()
+                    .map(Into::into)
+                    .collect(),
+            )),
             Box::new(ChosenValueIsStable::new(acceptors)),
         ]
     }

@@ -9,7 +9,7 @@
 use crate::raft::log::LastEntry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
-use sim_core::{Duration, Event, Fault, Instant, Invariant, Record};
+use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
 
 /// Every invariant of a Raft run; the liveness bound only when given.
@@ -44,6 +44,9 @@ impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
     fn name(&self) -> &'static str {
         "at-most-one-leader-per-term"
     }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         if let Some((node, RaftNote::BecameLeader { term, .. })) = note(record) {
             if let Some(first) = self.leaders.get(term).filter(|first| *first != node) {
@@ -67,6 +70,9 @@ pub struct OneVotePerTerm {
 impl Invariant<RaftNode> for OneVotePerTerm {
     fn name(&self) -> &'static str {
         "one-vote-per-term"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         let (node, term, candidate) = match note(record) {
@@ -96,6 +102,9 @@ pub struct TermsNeverDecrease {
 impl Invariant<RaftNode> for TermsNeverDecrease {
     fn name(&self) -> &'static str {
         "terms-never-decrease"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         let Some((node, note)) = note(record) else {
@@ -230,6 +239,9 @@ pub struct LeaderLogUpToDate {
 impl Invariant<RaftNode> for LeaderLogUpToDate {
     fn name(&self) -> &'static str {
         "leader-log-up-to-date"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         match note(record) {

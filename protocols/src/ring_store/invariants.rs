@@ -24,7 +24,7 @@ use crate::ring_store::config::RingConfig;
 use crate::ring_store::map::{Change, Map};
 use crate::ring_store::msg::RingMsg;
 use crate::ring_store::notes::RingNote;
-use sim_core::{Event, Fault, Instant, Invariant, NodeId, Record};
+use sim_core::{Event, Fault, Instant, Invariant, Kinds, NodeId, Record};
 use std::collections::BTreeMap;
 
 /// Who holds which version of each key, and what was confirmed: built from notes.
@@ -122,6 +122,9 @@ impl Invariant<RingNode> for NoAckedWriteLost {
     fn name(&self) -> &'static str {
         "no-acked-write-lost"
     }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let Some(n) = note(record) else { return Ok(()) };
         if let RingNote::WriteStarted { key, version, .. } = n {
@@ -190,6 +193,9 @@ pub struct ReadYourLatestAck {
 impl Invariant<RingNode> for ReadYourLatestAck {
     fn name(&self) -> &'static str {
         "read-your-latest-ack"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let node = match &record.event {
@@ -268,6 +274,9 @@ impl OwnershipTotal {
 impl Invariant<RingNode> for OwnershipTotal {
     fn name(&self) -> &'static str {
         "ownership-total"
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let Some(n) = note(record) else { return Ok(()) };

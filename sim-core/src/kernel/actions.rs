@@ -5,7 +5,7 @@ use super::{Pending, Sim, Status};
 use crate::action::{Action, NodeAction};
 use crate::actor::Actor;
 use crate::id::{Name, NodeId};
-use crate::trace::{Event, Fault};
+use crate::trace::{Event, Fault, Kinds};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -119,7 +119,7 @@ impl<A: Actor> Sim<A> {
     /// A scenario's command: traced, and handed to the node if it is up.
     fn command(&mut self, node: NodeId, command: A::Command) {
         let accepted = self.nodes[node.index()].status == Status::Up;
-        if self.observing() {
+        if self.observing(Kinds::COMMAND) {
             self.emit(Event::Command {
                 node: self.nodes[node.index()].name.clone(),
                 command: command.clone(),
@@ -169,7 +169,7 @@ impl<A: Actor> Sim<A> {
     }
 
     fn fault(&mut self, fault: Fault) {
-        if self.observing() {
+        if self.observing(Kinds::FAULT) {
             self.emit(Event::Fault { fault });
         }
     }

@@ -22,7 +22,7 @@ use crate::oracle::{Choice, Draws, Oracle};
 use crate::queue::EventQueue;
 use crate::rng::{SimRng, Stream};
 use crate::time::{self, Duration, Instant};
-use crate::trace::{Event, Record, TraceMode};
+use crate::trace::{Event, Kinds, Record, TraceMode};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
@@ -392,8 +392,10 @@ impl<A: Actor> Sim<A> {
         h.finish()
     }
 
-    fn observing(&self) -> bool {
-        !matches!(self.trace, TraceMode::Off) || !self.checker.is_empty()
+    /// Whether a record of `kind` would be read: by the trace, or by an invariant.
+    #[inline]
+    fn observing(&self, kind: Kinds) -> bool {
+        !matches!(self.trace, TraceMode::Off) || self.checker.reads().contains(kind)
     }
 
     fn emit(&mut self, event: Event<A>) {
@@ -454,7 +456,7 @@ impl<A: Actor> Sim<A> {
     pub fn finish(&mut self) -> RunReport {
         let stop = self.stopped.unwrap_or(StopReason::Quiescent);
         let end = self.now;
-        let new: Vec<Violation> = self.checker.finish(end).to_vec();
+        let new: Vec<Violation> = self.checker.finish_after(self.steps, end).to_vec();
         self.report_violations(new);
         RunReport {
             stop,
@@ -542,7 +544,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         tracing::debug!(target: "dsim", node = %self.nodes[node.index()].name, restart, "start");
-        if self.observing() {
+        if self.observing(Kinds::START) {
             let name = self.nodes[node.index()].name.clone();
             self.emit(Event::Start {
                 node: name,
@@ -569,7 +571,7 @@ impl<A: Actor> Sim<A> {
         }
         if let Some(reason) = reason {
             self.stats.dropped += 1;
-            if self.observing() {
+            if self.observing(Kinds::DROP) {
                 self.emit(Event::Drop {
                     id,
                     from: self.nodes[from.index()].name.clone(),
@@ -581,7 +583,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         self.stats.delivered += 1;
-        if self.observing() {
+        if self.observing(Kinds::DELIVER) {
             self.emit(Event::Deliver {
                 id,
                 from: self.nodes[from.index()].name.clone(),
@@ -603,7 +605,7 @@ impl<A: Actor> Sim<A> {
         }
         let timer = slot.timers.remove(pos).timer;
         self.steps += 1;
-        if self.observing() {
+        if self.observing(Kinds::TIMER) {
             let name = self.nodes[node.index()].name.clone();
             self.emit(Event::Timer {
                 node: name,
@@ -652,7 +654,7 @@ impl<A: Actor> Sim<A> {
                 self.nodes[node.index()].timers.retain(|t| t.timer != timer);
             }
             Effect::Note(note) => {
-                if self.observing() {
+                if self.observing(Kinds::NOTE) {
                     let name = self.nodes[node.index()].name.clone();
                     self.emit(Event::Note { node: name, note });
                 }
@@ -666,7 +668,7 @@ impl<A: Actor> Sim<A> {
         let id = MsgId(self.next_msg);
         let kind = msg.kind();
         let known = to.index() < self.nodes.len();
-        if self.observing() {
+        if self.observing(Kinds::SEND) {
             let to_name: Name = if known {
                 self.nodes[to.index()].name.clone()
             } else {
@@ -693,7 +695,7 @@ impl<A: Actor> Sim<A> {
             Route::Drop(reason) => {
                 self.stats.dropped += 1;
                 tracing::debug!(target: "dsim", kind, %reason, "drop at send");
-                if self.observing() {
+                if self.observing(Kinds::DROP) {
                     let to_name: Name = if known {
                         self.nodes[to.index()].name.clone()
                     } else {
@@ -711,7 +713,7 @@ impl<A: Actor> Sim<A> {
             Route::Deliver { latency, copy } => {
                 if let Some(delay) = copy {
                     self.stats.duplicated += 1;
-                    if self.observing() {
+                    if self.observing(Kinds::DUPLICATE) {
                         self.emit(Event::Duplicate {
                             id,
                             from: self.nodes[from.index()].name.clone(),

@@ -58,7 +58,7 @@ fn acceptor_promises_only_higher_numbers() {
     deliver(&mut a, &mut t, RELAY1, accept);
     t.take();
     deliver(&mut a, &mut t, RELAY2, PaxosMsg::Prepare { n: 12 });
-    let reported = Some((11, "relay-1".to_string()));
+    let reported = Some((11, "relay-1".into()));
     assert_eq!(
         sends(&t.take()),
         [(
@@ -175,7 +175,7 @@ fn proposer_adopts_the_highest_accepted_proposal() {
     let (mut p, mut t) = proposer_of_five();
     let reports = [(A1, 11, "x"), (A2, 31, "y"), (A3, 21, "z")];
     for (from, n, v) in reports {
-        let accepted = Some((n, v.to_string()));
+        let accepted = Some((n, v.into()));
         deliver(&mut p, &mut t, from, PaxosMsg::Promise { n: 11, accepted });
     }
     let effects = t.take();

@@ -95,7 +95,7 @@ fn agreement_catches_learners_that_disagree() {
 // is valid.
 #[test]
 fn validity_catches_a_value_nobody_proposed() {
-    let initial = || ["relay-1".to_string()].into_iter().collect();
+    let initial = || ["relay-1".into()].into_iter().collect();
     let bad = [chosen("relay-1", 11, "zzz")];
     let err = first_error(Validity::new(&acceptors(), initial()), &bad).expect("a violation");
     assert!(err.contains("'zzz'") && err.contains("'relay-1'"), "{err}");

@@ -69,7 +69,7 @@ impl PaxosRun for Run {
             .filter_map(|(node, note)| match note {
                 PaxosNote::Chosen {
                     n, value, accepts, ..
-                } => Some((node, n, value, accepts)),
+                } => Some((node, n, value.to_string(), accepts)),
                 _ => None,
             })
             .collect()

@@ -1,0 +1,103 @@
+//! `dsim explore`'s search speed against `dsim sweep`'s, on the same file in the same run.
+//!
+//! `cargo run --release -p dsim-bench --bin explore [SCENARIO] [SEEDS]` loads the scenario once
+//! (default: the bundled `search/paxos-swarm`, 20,000 seeds) and times, best of three rounds:
+//! a sweep's per-seed work on one thread (every record kept, expectations and figures
+//! computed), explore's probe on one thread (every invariant checked at every step, no trace),
+//! and the probe on a pool of 2 threads. It prints seeds/s of each, the ratios, and heap
+//! allocations per seed of the sweep and of the probe (counted by a wrapping global
+//! allocator). Because both paths read the same file in one run, the ratio holds whatever the
+//! file's defaults become.
+#![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
+
+use rayon::prelude::*;
+use scenarios::registry::LoadedScenario;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use std::alloc::System;
+use std::time::Instant;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const ROUNDS: usize = 3;
+
+fn best_seeds_per_second(seeds: u64, mut work: impl FnMut()) -> f64 {
+    (0..ROUNDS)
+        .map(|_| {
+            let start = Instant::now();
+            work();
+            seeds as f64 / start.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+fn allocations_per_seed(seeds: u64, work: impl FnOnce()) -> f64 {
+    let region = Region::new(GLOBAL);
+    work();
+    region.change().allocations as f64 / seeds as f64
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let name = args.next().unwrap_or_else(|| "search/paxos-swarm".into());
+    let seeds: u64 = args
+        .next()
+        .map(|s| s.parse().expect("SEEDS is a number"))
+        .unwrap_or(20_000);
+    let bundled = scenarios::bundled::find(&name).expect("a bundled scenario");
+    let protocol =
+        scenarios::registry::protocol_for(bundled.name, bundled.source).expect("a known protocol");
+    let loaded: Box<dyn LoadedScenario> = protocol
+        .load(bundled.name, bundled.source)
+        .unwrap_or_else(|_| panic!("{name} loads"));
+    let loaded = loaded.as_ref();
+    let failing = (0..seeds).filter(|&s| loaded.probe(s).is_some()).count();
+
+    let sweep = best_seeds_per_second(seeds, || {
+        for seed in 0..seeds {
+            std::hint::black_box(loaded.measure(seed));
+        }
+    });
+    let probe = best_seeds_per_second(seeds, || {
+        for seed in 0..seeds {
+            std::hint::black_box(loaded.probe(seed));
+        }
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a pool of 2");
+    let probe2 = best_seeds_per_second(seeds, || {
+        let all: Vec<u64> = (0..seeds).collect();
+        pool.install(|| {
+            all.par_chunks(64).for_each(|chunk| {
+                for &seed in chunk {
+                    std::hint::black_box(loaded.probe(seed));
+                }
+            })
+        });
+    });
+    let sample = seeds.min(2_000);
+    let sweep_allocs = allocations_per_seed(sample, || {
+        for seed in 0..sample {
+            std::hint::black_box(loaded.measure(seed));
+        }
+    });
+    let probe_allocs = allocations_per_seed(sample, || {
+        for seed in 0..sample {
+            std::hint::black_box(loaded.probe(seed));
+        }
+    });
+
+    println!("{name}: {seeds} seeds, {failing} break an invariant");
+    println!("  sweep, 1 thread     {sweep:>10.0} seeds/s   {sweep_allocs:>7.1} allocations/seed");
+    println!(
+        "  explore, 1 thread   {probe:>10.0} seeds/s   {probe_allocs:>7.1} allocations/seed   {:.2}x the sweep",
+        probe / sweep
+    );
+    println!(
+        "  explore, 2 threads  {probe2:>10.0} seeds/s   {:.2}x the sweep, {:.2}x one thread",
+        probe2 / sweep,
+        probe2 / probe
+    );
+}
