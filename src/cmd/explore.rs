@@ -15,6 +15,8 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+// Wall-clock time only for the speed line on stderr; it never reaches the results.
+#[allow(clippy::disallowed_types)]
 use std::time::Instant as WallClock;
 
 /// Arguments of `dsim explore`.
@@ -81,9 +83,15 @@ struct Found {
     counterexample: Counterexample,
 }
 
+/// How the search ran (the results never depend on it).
 #[derive(Serialize)]
 struct Execution {
     jobs: usize,
+}
+
+/// How fast it ran: for the speed line on stderr only, so --json output is identical from run
+/// to run and machine to machine.
+struct Speed {
     seconds: f64,
     seeds_per_second: f64,
 }
@@ -132,6 +140,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let (pool, jobs) = worker_pool(args.jobs)?;
     let bar = progress(seed_count, args.json);
     let origin = origin(&src.name, &args.bugs, &args.sets);
+    #[allow(clippy::disallowed_types)]
     let started = WallClock::now();
     let mut found: Vec<Found> = Vec::new();
     let mut broken: BTreeSet<String> = BTreeSet::new();
@@ -173,12 +182,16 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         sets: args.sets.clone(),
         seeds_searched: searched,
         found,
-        execution: Execution {
-            jobs,
-            seconds,
-            seeds_per_second: searched as f64 / seconds.max(1e-9),
-        },
+        execution: Execution { jobs },
     };
+    let speed = Speed {
+        seconds,
+        seeds_per_second: searched as f64 / seconds.max(1e-9),
+    };
+    eprintln!(
+        "searched {} seeds in {:.2}s ({:.0} seeds/s on {} worker threads)",
+        searched, speed.seconds, speed.seeds_per_second, jobs
+    );
     if args.json {
         out!(
             "{}",
@@ -292,14 +305,6 @@ fn progress(seeds: u64, json: bool) -> ProgressBar {
 }
 
 fn print_report(report: &Report) -> Result<(), CliError> {
-    // Speed goes to stderr: standard output is the results, identical at any --jobs.
-    eprintln!(
-        "searched {} seeds in {:.2}s ({:.0} seeds/s on {} worker threads)",
-        report.seeds_searched,
-        report.execution.seconds,
-        report.execution.seeds_per_second,
-        report.execution.jobs
-    );
     let mut flags = String::new();
     for bug in &report.bugs {
         flags.push_str(&format!(" --bug {bug}"));
