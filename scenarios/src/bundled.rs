@@ -42,6 +42,8 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "ring/dynamic-split" => "course/ring/dynamic-split.ron",
     "demo/token-ring" => "demo/token-ring.ron",
     "search/paxos-swarm" => "search/paxos-swarm.ron",
+    "search/paxos-crash" => "search/paxos-crash.ron",
+    "search/raft-election" => "search/raft-election.ron",
 };
 
 /// The bundled scenario called `name`.

@@ -25,6 +25,7 @@ mod cli;
 mod course;
 mod determinism;
 mod docs;
+mod explore;
 mod fuzz;
 mod golden;
 mod kinds;
