@@ -44,7 +44,10 @@ fn commands(text: &str) -> Vec<String> {
 }
 
 /// Commands the docs print to show a failure being found: these exit 1; every other exits 0.
-const SHOWS_A_FAILURE: &[&str] = &["dsim sweep raft/split-votes"];
+const SHOWS_A_FAILURE: &[&str] = &[
+    "dsim sweep raft/split-votes",
+    "dsim explore search/paxos-swarm --bug",
+];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and
 /// double quotes, and a trailing `# comment`.
