@@ -41,9 +41,16 @@ impl Checks<'_> {
                 }
                 ChoiceSpec::Draw(_, nth, _) => (*nth, "draw"),
             };
+            // The choice as written starts with its sort and message: `Latency(4`.
+            let written = match spec {
+                ChoiceSpec::Lose(m) => format!("Lose({m}"),
+                ChoiceSpec::Latency(m, _) => format!("Latency({m}"),
+                ChoiceSpec::Duplicate(m, _) => format!("Duplicate({m}"),
+                ChoiceSpec::Draw(..) => counted.to_string(),
+            };
             if counted == 0 || counted > caps::STEPS {
                 self.problem(
-                    Some(&counted.to_string()),
+                    Some(&written),
                     format!(
                         "{what} number {counted} is out of range: they count from 1 up to {}",
                         caps::STEPS
@@ -59,7 +66,7 @@ impl Checks<'_> {
             }
             if let Some(clash) = self.clash(&mut answered, spec) {
                 self.problem(
-                    Some(&counted.to_string()),
+                    Some(&written),
                     clash,
                     Some("give each message one answer of each sort".into()),
                 );
@@ -70,7 +77,7 @@ impl Checks<'_> {
             match choice_of(spec, node, caps::TIME_MS) {
                 Ok(choice) => choices.push(choice),
                 Err(message) => self.problem(
-                    Some(&counted.to_string()),
+                    Some(&written),
                     message,
                     Some("latencies are milliseconds, e.g. `Latency(14, 9.5)`".into()),
                 ),
