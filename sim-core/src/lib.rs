@@ -9,12 +9,14 @@
 //! - [`id`]: `NodeId`, `MsgId`, node `Name`s.
 //! - [`hash`]: stable hashing of states (no per-process keys).
 //! - [`actor`]: the `Actor` contract and the effect-buffering `Context` (plus `TestContext`).
-//! - [`decide`]: the single source of random network decisions, replaceable by a script.
-//! - [`net`]: links (latency laws, loss, duplication), partitions, ordered fault rules.
+//! - [`link`]: a link's laws (latency, loss, duplication).
+//! - [`oracle`]: the one source of a run's chance (each message's fate by its id, each node's
+//!   draws), random from the seed or following a schedule of `Choice`s.
+//! - [`net`]: which link a message takes, partitions, ordered fault rules.
 //! - [`clock`]: node-local clocks with skew and drift.
 //! - [`action`]: what a scenario schedules (faults, network changes, commands) as data.
 //! - [`queue`]: the (time, seq) event queue.
-//! - [`trace`]: trace records and sinks.
+//! - [`trace`]: trace records and sinks, and the record `Kinds` an invariant reads.
 //! - [`check`]: the `Invariant` trait and the `Checker` that runs invariants over records.
 //! - [`kernel`]: `Sim`, the event loop that ties it together.
 //! - [`protocol`]: a protocol's model (config, nodes, invariants, expectation checks).
