@@ -12,11 +12,12 @@
 
 use crate::load::Prepared;
 use crate::run;
-use crate::schedule::{ms_text, schedule_text};
+use crate::schedule::{Injected, full_schedule_text, ms_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::{
-    Actor, Choice, Event, Instant, Message, MsgId, Protocol, Sim, SimConfig, TraceMode,
+    Actor, Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng,
+    Stream, TraceMode,
 };
 use std::collections::BTreeMap;
 
@@ -42,7 +43,8 @@ pub struct Counterexample {
     pub seed: u64,
     /// What broke when the shrunk schedule runs.
     pub finding: Finding,
-    /// Choices the random run made that differ from the healthy network.
+    /// Decisions the random run made that differ from the healthy network: its injected
+    /// faults and its message choices.
     pub recorded: usize,
     /// The choices left after shrinking, as the file writes them.
     pub choices: Vec<String>,
@@ -55,12 +57,87 @@ pub struct Counterexample {
     pub text: String,
 }
 
+/// The faults a search may inject on top of the file's timeline, each drawn from the seed's
+/// fault stream: a crash (and restart), a pause (and resume), a partition into two random
+/// sides (and heal), each starting in `[0, window_ms]` and lasting 1 ms to half the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FaultModel {
+    /// Crashes per seed.
+    pub crashes: u32,
+    /// Pauses per seed.
+    pub pauses: u32,
+    /// Partitions per seed.
+    pub partitions: u32,
+    /// Faults start within this many ms of the run's start.
+    pub window_ms: u64,
+}
+
+impl FaultModel {
+    /// Whether it injects nothing.
+    pub fn is_empty(&self) -> bool {
+        self.crashes + self.pauses + self.partitions == 0
+    }
+
+    /// The faults of `seed` among `nodes` nodes (none with fewer than 2 nodes for a partition).
+    pub fn draw(&self, seed: u64, nodes: usize) -> Vec<Injected> {
+        if self.is_empty() || nodes == 0 {
+            return Vec::new();
+        }
+        let mut rng = SimRng::new(seed, Stream::Faults);
+        let span = |rng: &mut SimRng| {
+            let at = rng.between(0, self.window_ms);
+            (at, at + rng.between(1, (self.window_ms / 2).max(1)))
+        };
+        let mut out = Vec::new();
+        for _ in 0..self.crashes {
+            let node = NodeId(rng.below(nodes as u64) as u32);
+            let (at_ms, back_ms) = span(&mut rng);
+            out.push(Injected::Crash {
+                node,
+                at_ms,
+                back_ms,
+            });
+        }
+        for _ in 0..self.pauses {
+            let node = NodeId(rng.below(nodes as u64) as u32);
+            let (at_ms, back_ms) = span(&mut rng);
+            out.push(Injected::Pause {
+                node,
+                at_ms,
+                back_ms,
+            });
+        }
+        for _ in 0..self.partitions {
+            if nodes < 2 {
+                break;
+            }
+            let mut side: Vec<bool> = (0..nodes).map(|_| rng.below(2) == 1).collect();
+            if side.iter().all(|&s| s == side[0]) {
+                side[0] = !side[0];
+            }
+            let group = |want: bool| -> Vec<NodeId> {
+                (0..nodes)
+                    .filter(|&i| side[i] == want)
+                    .map(|i| NodeId(i as u32))
+                    .collect()
+            };
+            let (at_ms, back_ms) = span(&mut rng);
+            out.push(Injected::Partition {
+                groups: vec![group(false), group(true)],
+                at_ms,
+                back_ms,
+            });
+        }
+        out
+    }
+}
+
 /// The most runs one shrink may take: beyond, the schedule is left as shrunk so far.
 pub const MAX_SHRINK_RUNS: u64 = 20_000;
 
 /// Builds the run of `prep` at `seed` for a search: the file's timeline and limits, its
 /// invariants, no trace, stopping at the first violation.
-fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
+fn build<P: Protocol>(prep: &Prepared<P>, seed: u64, injected: &[Injected]) -> Sim<P::Actor> {
     let config = SimConfig {
         seed,
         link: prep.link,
@@ -70,6 +147,11 @@ fn build<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Sim<P::Actor> {
     let mut sim = sim_core::build_sim::<P>(&prep.doc.config, config);
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
+    }
+    for fault in injected {
+        for (at, action) in fault.actions() {
+            sim.schedule(at, action);
+        }
     }
     sim
 }
@@ -92,21 +174,28 @@ fn first_violation<A: Actor>(sim: &mut Sim<A>) -> Option<Finding> {
     })
 }
 
-/// One seed of a search on the fast path: the first invariant broken, if any.
-pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding> {
-    first_violation(&mut build(prep, seed))
+/// One seed of a search on the fast path, with `faults` drawn from it: the first invariant
+/// broken, if any.
+pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64, faults: &FaultModel) -> Option<Finding> {
+    let injected = faults.draw(seed, prep.nodes.len());
+    first_violation(&mut build(prep, seed, &injected))
 }
 
-/// What breaks when `prep` at `seed` follows `choices`.
-fn follow<P: Protocol>(prep: &Prepared<P>, seed: u64, choices: &[Choice]) -> Option<Finding> {
-    let mut sim = build(prep, seed);
+/// What breaks when `prep` at `seed` injects `injected` and follows `choices`.
+fn follow<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    injected: &[Injected],
+    choices: &[Choice],
+) -> Option<Finding> {
+    let mut sim = build(prep, seed, injected);
     sim.follow(choices);
     first_violation(&mut sim)
 }
 
 /// Shrinks `items` to a list from which no single item can be removed with `fails` still
 /// true (delta debugging's complement steps), within `budget` calls of `fails`.
-pub fn shrink<T: Copy>(
+pub fn shrink<T: Clone>(
     mut items: Vec<T>,
     budget: u64,
     mut fails: impl FnMut(&[T]) -> bool,
@@ -122,7 +211,7 @@ pub fn shrink<T: Copy>(
             let candidate: Vec<T> = items[..start]
                 .iter()
                 .chain(&items[end..])
-                .copied()
+                .cloned()
                 .collect();
             runs += 1;
             if fails(&candidate) {
@@ -148,37 +237,52 @@ pub fn shrink<T: Copy>(
 pub fn counterexample<P: Protocol>(
     prep: &Prepared<P>,
     seed: u64,
+    faults: &FaultModel,
     finding: &Finding,
     origin: &str,
 ) -> Counterexample {
-    let mut sim = build(prep, seed);
+    let drawn = faults.draw(seed, prep.nodes.len());
+    let mut sim = build(prep, seed, &drawn);
     sim.record_choices();
     first_violation(&mut sim);
     let recorded = sim.recorded_choices().to_vec();
-    let same = |choices: &[Choice]| {
-        follow(prep, seed, choices).is_some_and(|f| f.invariant == finding.invariant)
+    let same = |injected: &[Injected], choices: &[Choice]| {
+        follow(prep, seed, injected, choices).is_some_and(|f| f.invariant == finding.invariant)
     };
-    let (choices, shrink_runs) = if same(&recorded) {
-        shrink(recorded.clone(), MAX_SHRINK_RUNS, same)
+    let (injected, choices, shrink_runs) = if same(&drawn, &recorded) {
+        // Faults first (each one removed shifts the messages after it), then the messages.
+        let (injected, fault_runs) = shrink(drawn.clone(), MAX_SHRINK_RUNS, |faults| {
+            same(faults, &recorded)
+        });
+        let (choices, message_runs) = shrink(
+            recorded.clone(),
+            MAX_SHRINK_RUNS.saturating_sub(fault_runs),
+            |choices| same(&injected, choices),
+        );
+        (injected, choices, fault_runs + message_runs)
     } else {
-        // Cannot happen (a recording replays its run); keep the whole list rather than lie.
-        (recorded.clone(), 0)
+        // Cannot happen (a recording replays its run); keep everything rather than lie.
+        (drawn.clone(), recorded.clone(), 0)
     };
-    let finding = follow(prep, seed, &choices).unwrap_or_else(|| finding.clone());
-    let words = describe(prep, seed, &choices);
-    let body = schedule_text(&choices, &prep.nodes, |c| words.get(&c).cloned());
-    let text = file_text(prep, seed, &finding, origin, recorded.len(), &body);
+    let finding = follow(prep, seed, &injected, &choices).unwrap_or_else(|| finding.clone());
+    let words = describe(prep, seed, &injected, &choices);
+    let body = full_schedule_text(&injected, &choices, &prep.nodes, |c| words.get(&c).cloned());
+    let decided = recorded.len() + drawn.len();
+    let text = file_text(prep, seed, &finding, origin, decided, &body);
     let replays = crate::load::load::<P>(&prep.name, &text)
         .ok()
         .and_then(|again| probe_followed(&again, seed))
         .is_some_and(|f| f.invariant == finding.invariant);
+    let mut written: Vec<String> = injected.iter().map(|f| f.text(&prep.nodes)).collect();
+    written.extend(
+        choices
+            .iter()
+            .map(|&c| crate::schedule::choice_text(c, &prep.nodes)),
+    );
     Counterexample {
         seed,
-        recorded: recorded.len(),
-        choices: choices
-            .iter()
-            .map(|&c| crate::schedule::choice_text(c, &prep.nodes))
-            .collect(),
+        recorded: decided,
+        choices: written,
         shrink_runs,
         replays,
         text,
@@ -197,9 +301,10 @@ fn probe_followed<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding>
 fn describe<P: Protocol>(
     prep: &Prepared<P>,
     seed: u64,
+    injected: &[Injected],
     choices: &[Choice],
 ) -> BTreeMap<Choice, String> {
-    let mut sim = build(prep, seed);
+    let mut sim = build(prep, seed, injected);
     sim.follow(choices);
     sim.set_trace(TraceMode::Memory(Vec::new()));
     sim.run();
@@ -284,7 +389,7 @@ fn file_text<P: Protocol>(
     let header = format!(
         "// A counterexample found by `dsim explore` ({origin}).\n\
          // Invariant \"{invariant}\" breaks at {}: {}\n\
-         // Found at seed {seed}; its {recorded} network choices were shrunk to the {choices} below.\n\
+         // Found at seed {seed}; its {recorded} decisions (faults, message fates) were shrunk to the {choices} below.\n\
          // Every message the schedule does not name is delivered once at the link's shortest\n\
          // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n",
         Instant(finding.time_ns),

@@ -5,7 +5,7 @@
 //! `LoadedTrace` (view, check, replay it), so the CLI works with any protocol without knowing it.
 
 use crate::diagnostic::{Diagnostic, Locator, closest};
-use crate::explore::{self, Counterexample, Finding};
+use crate::explore::{self, Counterexample, FaultModel, Finding};
 use crate::load::{self, Prepared};
 use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult};
@@ -60,10 +60,17 @@ pub trait LoadedScenario: Sync {
     fn measure(&self, seed: u64) -> SeedOutcome;
     /// Whether the file fixes its own schedule (a search has nothing left to vary then).
     fn has_schedule(&self) -> bool;
-    /// One seed of a search, on the fast path: the first invariant broken, if any.
-    fn probe(&self, seed: u64) -> Option<Finding>;
+    /// One seed of a search, on the fast path, with `faults` drawn from the seed: the first
+    /// invariant broken, if any.
+    fn probe(&self, seed: u64, faults: &FaultModel) -> Option<Finding>;
     /// The shrunk counterexample of what `probe` found at `seed`, as a scenario file.
-    fn counterexample(&self, seed: u64, finding: &Finding, origin: &str) -> Counterexample;
+    fn counterexample(
+        &self,
+        seed: u64,
+        faults: &FaultModel,
+        finding: &Finding,
+        origin: &str,
+    ) -> Counterexample;
 }
 
 impl<P: Story> LoadedScenario for Prepared<P> {
@@ -85,11 +92,17 @@ impl<P: Story> LoadedScenario for Prepared<P> {
     fn has_schedule(&self) -> bool {
         self.schedule.is_some()
     }
-    fn probe(&self, seed: u64) -> Option<Finding> {
-        explore::probe(self, seed)
+    fn probe(&self, seed: u64, faults: &FaultModel) -> Option<Finding> {
+        explore::probe(self, seed, faults)
     }
-    fn counterexample(&self, seed: u64, finding: &Finding, origin: &str) -> Counterexample {
-        explore::counterexample(self, seed, finding, origin)
+    fn counterexample(
+        &self,
+        seed: u64,
+        faults: &FaultModel,
+        finding: &Finding,
+        origin: &str,
+    ) -> Counterexample {
+        explore::counterexample(self, seed, faults, finding, origin)
     }
 }
 

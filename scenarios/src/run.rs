@@ -109,6 +109,11 @@ pub fn build_capped<P: Protocol>(
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
     }
+    for fault in &prep.injected {
+        for (at, action) in fault.actions() {
+            sim.schedule(at, action);
+        }
+    }
     if let Some(choices) = &prep.schedule {
         sim.follow(choices);
     }

@@ -5,7 +5,119 @@
 //! recorded latency of 7 342 105 ns is written `7.342105` and reads back as the same number.
 
 use crate::schema::ChoiceSpec;
-use sim_core::{Choice, Duration, MsgId, NodeId};
+use sim_core::{Action, Choice, Duration, Instant, MsgId, NodeId};
+
+/// A fault a schedule injects for a while: a node crashed then restarted, a node paused then
+/// resumed, or the nodes split into groups then healed. A search draws these from the seed
+/// (see `explore::FaultModel`) and shrinks them before the message choices.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Injected {
+    /// Crash `node` at `at_ms`, restart it at `back_ms`.
+    Crash {
+        /// The node.
+        node: NodeId,
+        /// When it crashes.
+        at_ms: u64,
+        /// When it restarts.
+        back_ms: u64,
+    },
+    /// Pause `node` at `at_ms`, resume it at `back_ms`.
+    Pause {
+        /// The node.
+        node: NodeId,
+        /// When it pauses.
+        at_ms: u64,
+        /// When it resumes.
+        back_ms: u64,
+    },
+    /// Split the nodes into `groups` at `at_ms`; heal every cut at `back_ms`.
+    Partition {
+        /// The groups (unlisted nodes form one more).
+        groups: Vec<Vec<NodeId>>,
+        /// When the partition starts.
+        at_ms: u64,
+        /// When every cut heals.
+        back_ms: u64,
+    },
+}
+
+impl Injected {
+    /// When the fault starts and ends, in ms.
+    pub fn span_ms(&self) -> (u64, u64) {
+        match self {
+            Injected::Crash { at_ms, back_ms, .. }
+            | Injected::Pause { at_ms, back_ms, .. }
+            | Injected::Partition { at_ms, back_ms, .. } => (*at_ms, *back_ms),
+        }
+    }
+
+    /// The two timeline actions that make the fault: its start and its end.
+    pub fn actions<C>(&self) -> [(Instant, Action<C>); 2] {
+        let (at, back) = self.span_ms();
+        let (at, back) = (Instant::from_millis(at), Instant::from_millis(back));
+        match self {
+            Injected::Crash { node, .. } => {
+                [(at, Action::Crash(*node)), (back, Action::Restart(*node))]
+            }
+            Injected::Pause { node, .. } => {
+                [(at, Action::Pause(*node)), (back, Action::Resume(*node))]
+            }
+            Injected::Partition { groups, .. } => [
+                (at, Action::Partition(groups.clone())),
+                (back, Action::Heal),
+            ],
+        }
+    }
+
+    /// As a file writes it: `Crash("a2", 8, 12)`.
+    pub fn text(&self, nodes: &[String]) -> String {
+        let name = |n: &NodeId| {
+            format!(
+                "{:?}",
+                nodes.get(n.index()).map(String::as_str).unwrap_or("?")
+            )
+        };
+        let (at, back) = self.span_ms();
+        match self {
+            Injected::Crash { node, .. } => format!("Crash({}, {at}, {back})", name(node)),
+            Injected::Pause { node, .. } => format!("Pause({}, {at}, {back})", name(node)),
+            Injected::Partition { groups, .. } => {
+                let groups: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.iter().map(name).collect::<Vec<_>>().join(", ")))
+                    .collect();
+                format!("Partition([{}], {at}, {back})", groups.join(", "))
+            }
+        }
+    }
+
+    /// In words, for the file's comment.
+    pub fn words(&self, nodes: &[String]) -> String {
+        let name = |n: &NodeId| nodes.get(n.index()).cloned().unwrap_or_default();
+        let (at, back) = self.span_ms();
+        match self {
+            Injected::Crash { node, .. } => {
+                format!(
+                    "{} crashes at {at} ms and restarts at {back} ms",
+                    name(node)
+                )
+            }
+            Injected::Pause { node, .. } => {
+                format!("{} pauses at {at} ms and resumes at {back} ms", name(node))
+            }
+            Injected::Partition { groups, .. } => {
+                let groups: Vec<String> = groups
+                    .iter()
+                    .map(|g| g.iter().map(name).collect::<Vec<_>>().join(" "))
+                    .collect();
+                format!(
+                    "partition {{{}}} from {at} ms, healed at {back} ms",
+                    groups.join("} | {")
+                )
+            }
+        }
+    }
+}
 
 /// A file's milliseconds as a duration, or why they cannot be one.
 pub fn duration_of_ms(ms: f64, cap_ms: u64) -> Result<Duration, String> {
@@ -31,8 +143,38 @@ pub fn ms_text(d: Duration) -> String {
     format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
+/// A `schedule: [...]` field's text: the injected faults first, then the message and draw
+/// choices, one per line, each followed by its comment (`describe` says in words what a
+/// choice does, or nothing).
+pub fn full_schedule_text(
+    injected: &[Injected],
+    choices: &[Choice],
+    nodes: &[String],
+    describe: impl Fn(Choice) -> Option<String>,
+) -> String {
+    if injected.is_empty() {
+        return schedule_text(choices, nodes, describe);
+    }
+    let mut text = String::from("[\n");
+    for fault in injected {
+        text.push_str(&format!(
+            "        {}, // {}\n",
+            fault.text(nodes),
+            fault.words(nodes)
+        ));
+    }
+    let rest = schedule_text(choices, nodes, describe);
+    if let Some(body) = rest.strip_prefix("[\n") {
+        text.push_str(body);
+    } else {
+        text.push_str("    ]");
+    }
+    text
+}
+
 /// The file's form of one kernel choice (`nodes` names the node ids).
-pub fn spec_of(choice: Choice, nodes: &[String]) -> ChoiceSpec {
+#[cfg(test)]
+fn spec_of(choice: Choice, nodes: &[String]) -> ChoiceSpec {
     match choice {
         Choice::Lose(m) => ChoiceSpec::Lose(m.0),
         Choice::Latency(m, d) => ChoiceSpec::Latency(m.0, d.0 as f64 / 1e6),
@@ -56,21 +198,84 @@ pub fn choice_text(choice: Choice, nodes: &[String]) -> String {
     }
 }
 
-/// The kernel's form of a checked spec (`node` resolves a name to its id).
-pub fn choice_of(
+/// One entry of a file's schedule, in the kernel's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A message's fate or a node's draw, answered by the oracle.
+    Choice(Choice),
+    /// A fault injected for a while.
+    Fault(Injected),
+}
+
+/// The kernel's form of a spec, or why it cannot be one (`node` resolves a name to its id;
+/// times are capped at `cap_ms`).
+pub fn entry_of(
     spec: &ChoiceSpec,
     node: impl Fn(&str) -> Option<NodeId>,
     cap_ms: u64,
-) -> Result<Choice, String> {
+) -> Result<Entry, String> {
+    let known = |name: &str| node(name).ok_or_else(|| format!("unknown node \"{name}\""));
+    let span = |what: &str, at: u64, back: u64| {
+        if at >= back {
+            Err(format!(
+                "{what} at {at} ms ends at {back} ms: the end must come after the start"
+            ))
+        } else if back > cap_ms {
+            Err(format!("{back} ms is past the longest run ({cap_ms} ms)"))
+        } else {
+            Ok(())
+        }
+    };
     Ok(match spec {
-        ChoiceSpec::Lose(m) => Choice::Lose(MsgId(*m)),
-        ChoiceSpec::Latency(m, ms) => Choice::Latency(MsgId(*m), duration_of_ms(*ms, cap_ms)?),
-        ChoiceSpec::Duplicate(m, ms) => Choice::Copy(MsgId(*m), duration_of_ms(*ms, cap_ms)?),
-        ChoiceSpec::Draw(name, nth, v) => Choice::Draw(
-            node(name).ok_or_else(|| format!("unknown node \"{name}\""))?,
-            *nth,
-            *v,
-        ),
+        ChoiceSpec::Lose(m) => Entry::Choice(Choice::Lose(MsgId(*m))),
+        ChoiceSpec::Latency(m, ms) => {
+            Entry::Choice(Choice::Latency(MsgId(*m), duration_of_ms(*ms, cap_ms)?))
+        }
+        ChoiceSpec::Duplicate(m, ms) => {
+            Entry::Choice(Choice::Copy(MsgId(*m), duration_of_ms(*ms, cap_ms)?))
+        }
+        ChoiceSpec::Draw(name, nth, v) => Entry::Choice(Choice::Draw(known(name)?, *nth, *v)),
+        ChoiceSpec::Crash(name, at, back) => {
+            span("a crash", *at, *back)?;
+            Entry::Fault(Injected::Crash {
+                node: known(name)?,
+                at_ms: *at,
+                back_ms: *back,
+            })
+        }
+        ChoiceSpec::Pause(name, at, back) => {
+            span("a pause", *at, *back)?;
+            Entry::Fault(Injected::Pause {
+                node: known(name)?,
+                at_ms: *at,
+                back_ms: *back,
+            })
+        }
+        ChoiceSpec::Partition(groups, at, back) => {
+            span("a partition", *at, *back)?;
+            let mut seen: Vec<NodeId> = Vec::new();
+            let mut ids = Vec::with_capacity(groups.len());
+            for group in groups {
+                if group.is_empty() {
+                    return Err("a partition group is empty: list at least one node".into());
+                }
+                let mut g = Vec::with_capacity(group.len());
+                for name in group {
+                    let id = known(name)?;
+                    if seen.contains(&id) {
+                        return Err(format!("\"{name}\" is in two groups of one partition"));
+                    }
+                    seen.push(id);
+                    g.push(id);
+                }
+                ids.push(g);
+            }
+            Entry::Fault(Injected::Partition {
+                groups: ids,
+                at_ms: *at,
+                back_ms: *back,
+            })
+        }
     })
 }
 
@@ -140,12 +345,11 @@ mod tests {
         let back: Vec<Choice> = specs
             .iter()
             .map(|s| {
-                choice_of(
-                    s,
-                    |n| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32)),
-                    1 << 40,
-                )
-                .unwrap()
+                let node = |n: &str| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32));
+                match entry_of(s, node, 1 << 40).unwrap() {
+                    Entry::Choice(c) => c,
+                    Entry::Fault(f) => panic!("no fault was written: {f:?}"),
+                }
             })
             .collect();
         assert_eq!(back, choices);

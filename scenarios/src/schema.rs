@@ -110,6 +110,13 @@ pub enum ChoiceSpec {
     /// election timeout in microseconds, a Paxos back-off in milliseconds); clamped to the
     /// range the node draws from: `Draw("nodo-2", 1, 150000)`.
     Draw(String, u64, u64),
+    /// Crash the node at the first time (ms) and restart it at the second: `Crash("a2", 8, 12)`.
+    Crash(String, u64, u64),
+    /// Pause the node at the first time (ms) and resume it at the second.
+    Pause(String, u64, u64),
+    /// Split the nodes into these groups (unlisted nodes form one more) at the first time and
+    /// heal every cut at the second: `Partition([["a1"], ["a2", "a3"]], 100, 300)`.
+    Partition(Vec<Vec<String>>, u64, u64),
 }
 
 /// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.

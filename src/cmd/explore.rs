@@ -8,7 +8,7 @@ use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::DynProtocol;
-use scenarios::explore::{Counterexample, Finding};
+use scenarios::explore::{Counterexample, FaultModel, Finding};
 use scenarios::registry::LoadedScenario;
 use scenarios::sweep::parse_seeds;
 use serde::Serialize;
@@ -23,22 +23,24 @@ use std::time::Instant as WallClock;
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = "\
 Each seed is one random schedule within the scenario's fault model: its links' loss,
-duplication and latency laws, and its timeline's faults. Every invariant is checked at every
+duplication and latency laws, its timeline's faults, and the random crashes, pauses and
+partitions --crashes, --pauses and --partitions add (drawn from the seed). Every invariant is checked at every
 step; the file's expectations are not goals of the search. The first seed (in seed order,
 whatever --jobs) that breaks an invariant is re-run recording the network's choices, the list
 is shrunk to the fewest that still break the same invariant, and the result is written as an
 ordinary scenario file with a `schedule:`, each choice explained in a comment.
 
 Examples:
-  dsim explore paxos/duel-retry --bug accept_below_promise --out found.ron
+  dsim explore search/paxos-swarm --bug accept_below_promise --out found.ron
   dsim run found.ron
-  dsim explore raft/split-votes --seeds 0..2000 --bug vote_twice --json
-  dsim explore paxos/duel-retry --list-bugs
+  dsim explore search/paxos-swarm --bug forget_promise_on_restart --crashes 1 --window-ms 50
+  dsim explore search/raft-election --seeds 0..2000 --bug vote_twice --json
+  dsim explore search/raft-election --list-bugs
 
 Exit codes: 0 nothing broke; 1 an invariant broke (the counterexample is written);
 2 bad input.")]
 pub struct ExploreArgs {
-    /// The scenario: a path or a bundled name (`paxos/duel-retry`).
+    /// The scenario: a path or a bundled name (`search/paxos-swarm`).
     pub scenario: String,
     /// Seeds to search: a range, `0..10000` (10000 excluded) or `0..=9999`.
     #[arg(long, value_parser = parse_seeds, default_value = "0..10000")]
@@ -49,6 +51,19 @@ pub struct ExploreArgs {
     /// Turn on one of the protocol's bug knobs (repeat for several); see --list-bugs.
     #[arg(long = "bug", value_name = "NAME")]
     pub bugs: Vec<String>,
+    /// Inject this many random crashes per seed (each node restarts later), on top of the
+    /// file's timeline; drawn from the seed, shrunk away first.
+    #[arg(long, default_value_t = 0)]
+    pub crashes: u32,
+    /// Inject this many random pauses per seed (each node resumes later).
+    #[arg(long, default_value_t = 0)]
+    pub pauses: u32,
+    /// Inject this many random partitions per seed into two random sides (healed later).
+    #[arg(long, default_value_t = 0)]
+    pub partitions: u32,
+    /// Injected faults start within this many ms of the start and last up to half of it.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub window_ms: u64,
     /// Override a config field before searching (RON value); repeat for several.
     /// Example: --set phase_timeout_ms=80
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -137,9 +152,10 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         )));
     }
     refuse_own_input(&args.out, Path::new(&src.name))?;
+    let faults = fault_model(&args)?;
     let (pool, jobs) = worker_pool(args.jobs)?;
     let bar = progress(seed_count, args.json);
-    let origin = origin(&src.name, &args.bugs, &args.sets);
+    let origin = origin(&src.name, &args.bugs, &args.sets, &faults);
     #[allow(clippy::disallowed_types)]
     let started = WallClock::now();
     let mut found: Vec<Found> = Vec::new();
@@ -148,14 +164,14 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
-        let findings = probe_batch(&pool, loaded.as_ref(), start..end, &bar);
+        let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar);
         searched += end - start;
         for (seed, finding) in findings {
             if !broken.insert(finding.invariant.clone()) {
                 continue;
             }
             bar.set_message(format!("{} found, shrinking seed {seed}", found.len() + 1));
-            let cx = loaded.counterexample(seed, &finding, &origin);
+            let cx = loaded.counterexample(seed, &faults, &finding, &origin);
             let path = out_path(&args.out, &finding.invariant, args.keep_going);
             write_atomically(&path, &cx.text)?;
             bar.set_message(format!("{} found", found.len() + 1));
@@ -207,6 +223,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
 fn probe_batch(
     pool: &rayon::ThreadPool,
     loaded: &dyn LoadedScenario,
+    faults: &FaultModel,
     seeds: std::ops::Range<u64>,
     bar: &ProgressBar,
 ) -> Vec<(u64, Finding)> {
@@ -217,7 +234,7 @@ fn probe_batch(
             .flat_map_iter(|chunk| {
                 let found: Vec<(u64, Finding)> = chunk
                     .iter()
-                    .filter_map(|&seed| loaded.probe(seed).map(|f| (seed, f)))
+                    .filter_map(|&seed| loaded.probe(seed, faults).map(|f| (seed, f)))
                     .collect();
                 bar.inc(chunk.len() as u64);
                 found
@@ -226,6 +243,37 @@ fn probe_batch(
     });
     findings.sort_by_key(|(seed, _)| *seed);
     findings
+}
+
+/// The most faults of each sort a search may inject per seed.
+const MAX_FAULTS: u32 = 16;
+
+fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
+    for (flag, n) in [
+        ("--crashes", args.crashes),
+        ("--pauses", args.pauses),
+        ("--partitions", args.partitions),
+    ] {
+        if n > MAX_FAULTS {
+            return Err(CliError::bad_input(format!(
+                "{flag} {n}: at most {MAX_FAULTS} faults of a sort per seed (a few find more bugs \
+                 than many: each one masks the others)"
+            )));
+        }
+    }
+    if args.window_ms == 0 || args.window_ms > scenarios::load::caps::TIME_MS {
+        return Err(CliError::bad_input(format!(
+            "--window-ms {}: expected 1 to {} (ms)",
+            args.window_ms,
+            scenarios::load::caps::TIME_MS
+        )));
+    }
+    Ok(FaultModel {
+        crashes: args.crashes,
+        pauses: args.pauses,
+        partitions: args.partitions,
+        window_ms: args.window_ms,
+    })
 }
 
 /// The `bugs: (...)` value that turns on `names`, each checked against the protocol's knobs.
@@ -283,8 +331,20 @@ fn out_path(out: &Path, invariant: &str, per_invariant: bool) -> PathBuf {
 }
 
 /// The search in words, for the counterexample's header.
-fn origin(scenario: &str, bugs: &[String], sets: &[String]) -> String {
+fn origin(scenario: &str, bugs: &[String], sets: &[String], faults: &FaultModel) -> String {
     let mut words = format!("dsim explore {scenario}");
+    for (flag, n) in [
+        ("--crashes", faults.crashes),
+        ("--pauses", faults.pauses),
+        ("--partitions", faults.partitions),
+    ] {
+        if n > 0 {
+            words.push_str(&format!(" {flag} {n}"));
+        }
+    }
+    if !faults.is_empty() {
+        words.push_str(&format!(" --window-ms {}", faults.window_ms));
+    }
     for bug in bugs {
         words.push_str(&format!(" --bug {bug}"));
     }
@@ -331,7 +391,7 @@ fn print_report(report: &Report) -> Result<(), CliError> {
             cx.finding.message
         );
         out!(
-            "shrunk {} network choices to {} in {} runs:",
+            "shrunk {} decisions (faults, message fates) to {} in {} runs:",
             cx.recorded,
             cx.choices.len(),
             cx.shrink_runs

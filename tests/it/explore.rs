@@ -47,7 +47,7 @@ fn the_fast_path_finds_what_the_full_trace_finds() {
                 ..RunOptions::default()
             });
             let first = full.report.violations.first();
-            let fast = loaded.probe(seed);
+            let fast = loaded.probe(seed, &scenarios::explore::FaultModel::default());
             let full_view = first.map(|v| (v.invariant.clone(), v.step, v.message.clone()));
             let fast_view = fast.map(|f| (f.invariant, f.step, f.message));
             assert_eq!(full_view, fast_view, "{name} seed {seed}");
@@ -168,6 +168,12 @@ fn explore_results_do_not_depend_on_jobs() {
             "--seeds",
             "0..600",
             "--keep-going",
+            "--crashes",
+            "1",
+            "--partitions",
+            "1",
+            "--window-ms",
+            "60",
             "--json",
             "--jobs",
             jobs,
@@ -183,6 +189,43 @@ fn explore_results_do_not_depend_on_jobs() {
     let clean = dsim(&["explore", "search/paxos-swarm", "--seeds", "0..500"]);
     assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
     assert!(stdout(&clean).contains("no invariant broke in 500 seeds"));
+}
+
+/// Goal: a search injects faults of its own. Method: the swarm has no crash in its timeline,
+/// so correct-looking acceptors that forget their promise on a restart never show; with one
+/// random crash per seed the search finds them. Proves: found, the written schedule starts with
+/// the crash (a fault shrunk down to the one that matters), and the file replays.
+#[test]
+fn explore_injects_random_crashes_and_keeps_the_one_that_matters() {
+    let dir = scratch("explore-crashes");
+    let out = dir.join("crash.ron");
+    let args = [
+        "explore",
+        "search/paxos-swarm",
+        "--bug",
+        "forget_promise_on_restart",
+        "--seeds",
+        "0..3000",
+    ];
+    let without = dsim(&args);
+    assert_eq!(without.status.code(), Some(0), "{}", stdout(&without));
+    let mut with = args.to_vec();
+    with.extend([
+        "--crashes",
+        "2",
+        "--window-ms",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let o = dsim(&with);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.matches("        Crash(").count(), 1, "{text}");
+    assert!(text.contains("--crashes 2 --window-ms 50"), "{text}");
+    let run = dsim(&["run", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    assert!(stdout(&run).contains("crash"), "{}", stdout(&run));
 }
 
 /// Goal: bug knobs are named, listed and checked. Method: --list-bugs for each protocol with

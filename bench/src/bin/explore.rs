@@ -51,7 +51,10 @@ fn main() {
         .load(bundled.name, bundled.source)
         .unwrap_or_else(|_| panic!("{name} loads"));
     let loaded = loaded.as_ref();
-    let failing = (0..seeds).filter(|&s| loaded.probe(s).is_some()).count();
+    let none = scenarios::explore::FaultModel::default();
+    let failing = (0..seeds)
+        .filter(|&s| loaded.probe(s, &none).is_some())
+        .count();
 
     let sweep = best_seeds_per_second(seeds, || {
         for seed in 0..seeds {
@@ -60,7 +63,7 @@ fn main() {
     });
     let probe = best_seeds_per_second(seeds, || {
         for seed in 0..seeds {
-            std::hint::black_box(loaded.probe(seed));
+            std::hint::black_box(loaded.probe(seed, &none));
         }
     });
     let pool = rayon::ThreadPoolBuilder::new()
@@ -72,7 +75,7 @@ fn main() {
         pool.install(|| {
             all.par_chunks(64).for_each(|chunk| {
                 for &seed in chunk {
-                    std::hint::black_box(loaded.probe(seed));
+                    std::hint::black_box(loaded.probe(seed, &none));
                 }
             })
         });
@@ -85,7 +88,7 @@ fn main() {
     });
     let probe_allocs = allocations_per_seed(sample, || {
         for seed in 0..sample {
-            std::hint::black_box(loaded.probe(seed));
+            std::hint::black_box(loaded.probe(seed, &none));
         }
     });
 

@@ -1,23 +1,28 @@
 //! The checks of a file's `schedule`: every message number and draw in range, every node
-//! known, no message given two answers of one sort, and none both lost and late.
+//! known, no message given two answers of one sort, none both lost and late, every fault
+//! ending after it starts.
 
 use super::caps;
 use super::checks::{Checks, field_offset};
-use crate::schedule::choice_of;
+use crate::schedule::{Entry, Injected, entry_of};
 use crate::schema::ChoiceSpec;
 use sim_core::{Choice, NodeId};
 use std::collections::BTreeMap;
 
 impl Checks<'_> {
-    /// The schedule as kernel choices, or `None` with the problems recorded.
-    pub(super) fn schedule(&mut self, specs: &[ChoiceSpec]) -> Option<Vec<Choice>> {
+    /// The schedule as kernel choices and injected faults, or `None` with the problems
+    /// recorded.
+    pub(super) fn schedule(
+        &mut self,
+        specs: &[ChoiceSpec],
+    ) -> Option<(Vec<Choice>, Vec<Injected>)> {
         self.anchor = field_offset(self.source, "schedule", 0);
-        let choices = self.schedule_choices(specs);
+        let entries = self.schedule_entries(specs);
         self.anchor = None;
-        choices
+        entries
     }
 
-    fn schedule_choices(&mut self, specs: &[ChoiceSpec]) -> Option<Vec<Choice>> {
+    fn schedule_entries(&mut self, specs: &[ChoiceSpec]) -> Option<(Vec<Choice>, Vec<Injected>)> {
         if specs.len() > caps::TIMELINE_STEPS {
             self.problem(
                 Some("schedule"),
@@ -32,23 +37,30 @@ impl Checks<'_> {
         }
         let before = self.problems.len();
         let mut choices = Vec::with_capacity(specs.len());
+        let mut injected = Vec::new();
         // (message, sort) -> the first choice that answered it.
         let mut answered: BTreeMap<(u64, u8), &ChoiceSpec> = BTreeMap::new();
         for spec in specs {
-            let (counted, what) = match spec {
-                ChoiceSpec::Lose(m) | ChoiceSpec::Latency(m, _) | ChoiceSpec::Duplicate(m, _) => {
-                    (*m, "message")
-                }
-                ChoiceSpec::Draw(_, nth, _) => (*nth, "draw"),
-            };
-            // The choice as written starts with its sort and message: `Latency(4`.
+            // The choice as written starts with its sort and its first value: `Latency(4`.
             let written = match spec {
                 ChoiceSpec::Lose(m) => format!("Lose({m}"),
                 ChoiceSpec::Latency(m, _) => format!("Latency({m}"),
                 ChoiceSpec::Duplicate(m, _) => format!("Duplicate({m}"),
-                ChoiceSpec::Draw(..) => counted.to_string(),
+                ChoiceSpec::Draw(name, ..) => format!("Draw({name:?}"),
+                ChoiceSpec::Crash(name, ..) => format!("Crash({name:?}"),
+                ChoiceSpec::Pause(name, ..) => format!("Pause({name:?}"),
+                ChoiceSpec::Partition(..) => "Partition(".to_string(),
             };
-            if counted == 0 || counted > caps::STEPS {
+            let counted = match spec {
+                ChoiceSpec::Lose(m) | ChoiceSpec::Latency(m, _) | ChoiceSpec::Duplicate(m, _) => {
+                    Some((*m, "message"))
+                }
+                ChoiceSpec::Draw(_, nth, _) => Some((*nth, "draw")),
+                _ => None,
+            };
+            if let Some((counted, what)) = counted
+                && (counted == 0 || counted > caps::STEPS)
+            {
                 self.problem(
                     Some(&written),
                     format!(
@@ -59,9 +71,20 @@ impl Checks<'_> {
                 );
                 continue;
             }
-            if let ChoiceSpec::Draw(name, ..) = spec
-                && self.node(name).is_none()
-            {
+            let names: Vec<&String> = match spec {
+                ChoiceSpec::Draw(name, ..)
+                | ChoiceSpec::Crash(name, ..)
+                | ChoiceSpec::Pause(name, ..) => {
+                    vec![name]
+                }
+                ChoiceSpec::Partition(groups, ..) => groups.iter().flatten().collect(),
+                _ => Vec::new(),
+            };
+            let mut unknown = false;
+            for name in names {
+                unknown |= self.node(name).is_none();
+            }
+            if unknown {
                 continue;
             }
             if let Some(clash) = self.clash(&mut answered, spec) {
@@ -74,16 +97,32 @@ impl Checks<'_> {
             }
             let nodes = &self.nodes;
             let node = |n: &str| nodes.iter().position(|x| x == n).map(|i| NodeId(i as u32));
-            match choice_of(spec, node, caps::TIME_MS) {
-                Ok(choice) => choices.push(choice),
+            match entry_of(spec, node, caps::TIME_MS) {
+                Ok(Entry::Choice(choice)) => choices.push(choice),
+                Ok(Entry::Fault(fault)) => injected.push(fault),
                 Err(message) => self.problem(
                     Some(&written),
                     message,
-                    Some("latencies are milliseconds, e.g. `Latency(14, 9.5)`".into()),
+                    Some(
+                        match spec {
+                            ChoiceSpec::Latency(..) | ChoiceSpec::Duplicate(..) => {
+                                "latencies are milliseconds, e.g. `Latency(14, 9.5)`"
+                            }
+                            ChoiceSpec::Partition(..) => {
+                                "list each node in at most one group, with two times: when the \
+                                 partition starts and when it heals"
+                            }
+                            _ => {
+                                "a fault's two times are when it starts and when it ends, e.g. \
+                                  `Crash(\"a2\", 8, 12)`"
+                            }
+                        }
+                        .into(),
+                    ),
                 ),
             }
         }
-        (self.problems.len() == before).then_some(choices)
+        (self.problems.len() == before).then_some((choices, injected))
     }
 
     /// Why `spec` contradicts an earlier choice about the same message, if it does.
@@ -96,7 +135,7 @@ impl Checks<'_> {
             ChoiceSpec::Lose(m) => (*m, 0),
             ChoiceSpec::Latency(m, _) => (*m, 1),
             ChoiceSpec::Duplicate(m, _) => (*m, 2),
-            ChoiceSpec::Draw(..) => return None,
+            _ => return None,
         };
         if let Some(earlier) = answered.get(&(m, sort)) {
             return Some(format!(

@@ -39,6 +39,8 @@ pub struct Prepared<P: Protocol> {
     /// The file's schedule as kernel choices: when set, the run follows it (see
     /// `sim_core::oracle`).
     pub schedule: Option<Vec<sim_core::Choice>>,
+    /// The faults the file's schedule injects (each a start and an end action).
+    pub injected: Vec<crate::schedule::Injected>,
 }
 
 /// Parses and checks `source` for protocol `P`, collecting every problem.
@@ -71,10 +73,14 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     let link = check.link(&doc.network);
     check.anchor = None;
     let timeline = check.timeline::<P>(&doc.config, &doc.timeline, &steps);
-    let schedule = doc
+    let (schedule, injected) = match doc
         .schedule
         .as_ref()
-        .and_then(|specs| check.schedule(specs));
+        .and_then(|specs| check.schedule(specs))
+    {
+        Some((choices, injected)) => (Some(choices), injected),
+        None => (None, Vec::new()),
+    };
     for expect in &doc.expect {
         for name in P::expect_nodes(expect) {
             check.node(&name);
@@ -128,6 +134,7 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
         link,
         limits,
         schedule,
+        injected,
         doc,
     })
 }
