@@ -89,22 +89,23 @@ impl FaultModel {
             (at, at + rng.between(1, (self.window_ms / 2).max(1)))
         };
         let mut out = Vec::new();
-        for _ in 0..self.crashes {
+        for crash in std::iter::repeat_n(true, self.crashes as usize)
+            .chain(std::iter::repeat_n(false, self.pauses as usize))
+        {
             let node = NodeId(rng.below(nodes as u64) as u32);
             let (at_ms, back_ms) = span(&mut rng);
-            out.push(Injected::Crash {
-                node,
-                at_ms,
-                back_ms,
-            });
-        }
-        for _ in 0..self.pauses {
-            let node = NodeId(rng.below(nodes as u64) as u32);
-            let (at_ms, back_ms) = span(&mut rng);
-            out.push(Injected::Pause {
-                node,
-                at_ms,
-                back_ms,
+            out.push(if crash {
+                Injected::Crash {
+                    node,
+                    at_ms,
+                    back_ms,
+                }
+            } else {
+                Injected::Pause {
+                    node,
+                    at_ms,
+                    back_ms,
+                }
             });
         }
         for _ in 0..self.partitions {
