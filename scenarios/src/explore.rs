@@ -16,7 +16,7 @@ use crate::schedule::{Injected, full_schedule_text, ms_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::{
-    Actor, Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng,
+    Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng, StopReason,
     Stream, TraceMode,
 };
 use std::collections::BTreeMap;
@@ -157,21 +157,58 @@ fn build<P: Protocol>(prep: &Prepared<P>, seed: u64, injected: &[Injected]) -> S
     sim
 }
 
-fn first_violation<A: Actor>(sim: &mut Sim<A>) -> Option<Finding> {
+/// The name a liveness failure goes by where an invariant's name would be.
+pub const LIVENESS: &str = "liveness";
+
+/// Runs `sim` and judges it: the first invariant broken, else (when the protocol promises
+/// progress, and the run ended long enough after its last scripted step or with nothing left
+/// to happen) a liveness failure.
+fn judge<P: Protocol>(
+    prep: &Prepared<P>,
+    sim: &mut Sim<P::Actor>,
+    injected: &[Injected],
+) -> Option<Finding> {
     let report = sim.run();
     let mut violations = report.violations.into_iter();
-    let first = violations.next()?;
-    let mut also: Vec<String> = violations
-        .filter(|v| v.invariant != first.invariant)
-        .map(|v| v.invariant)
-        .collect();
-    also.dedup();
+    if let Some(first) = violations.next() {
+        let mut also: Vec<String> = violations
+            .filter(|v| v.invariant != first.invariant)
+            .map(|v| v.invariant)
+            .collect();
+        also.dedup();
+        return Some(Finding {
+            invariant: first.invariant,
+            message: first.message,
+            step: first.step,
+            time_ns: first.time.0,
+            also,
+        });
+    }
+    let bound = P::progress_bound(&prep.doc.config)?;
+    let last = prep
+        .timeline
+        .iter()
+        .map(|(at, _)| at.0)
+        .chain(
+            injected
+                .iter()
+                .map(|f| Instant::from_millis(f.span_ms().1).0),
+        )
+        .max()
+        .unwrap_or(0);
+    let calm = report.time.0.saturating_sub(last) >= bound.0;
+    if !calm && report.stop != StopReason::Quiescent {
+        return None;
+    }
+    let message = P::progress(&prep.doc.config, sim, Instant(last)).err()?;
     Some(Finding {
-        invariant: first.invariant,
-        message: first.message,
-        step: first.step,
-        time_ns: first.time.0,
-        also,
+        invariant: LIVENESS.to_string(),
+        message: format!(
+            "{message}; the protocol promises progress within {bound} of the last scripted step"
+        ),
+        step: report.steps,
+        time_ns: report.time.0,
+        also: Vec::new(),
     })
 }
 
@@ -179,7 +216,7 @@ fn first_violation<A: Actor>(sim: &mut Sim<A>) -> Option<Finding> {
 /// broken, if any.
 pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64, faults: &FaultModel) -> Option<Finding> {
     let injected = faults.draw(seed, prep.nodes.len());
-    first_violation(&mut build(prep, seed, &injected))
+    judge(prep, &mut build(prep, seed, &injected), &injected)
 }
 
 /// What breaks when `prep` at `seed` injects `injected` and follows `choices`.
@@ -191,7 +228,7 @@ fn follow<P: Protocol>(
 ) -> Option<Finding> {
     let mut sim = build(prep, seed, injected);
     sim.follow(choices);
-    first_violation(&mut sim)
+    judge(prep, &mut sim, injected)
 }
 
 /// Shrinks `items` to a list from which no single item can be removed with `fails` still
@@ -245,7 +282,7 @@ pub fn counterexample<P: Protocol>(
     let drawn = faults.draw(seed, prep.nodes.len());
     let mut sim = build(prep, seed, &drawn);
     sim.record_choices();
-    first_violation(&mut sim);
+    judge(prep, &mut sim, &drawn);
     let recorded = sim.recorded_choices().to_vec();
     let same = |injected: &[Injected], choices: &[Choice]| {
         follow(prep, seed, injected, choices).is_some_and(|f| f.invariant == finding.invariant)
@@ -294,7 +331,7 @@ pub fn counterexample<P: Protocol>(
 /// A loaded file run as `dsim run` would, following its own schedule.
 fn probe_followed<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding> {
     let mut sim = run::build(prep, seed);
-    first_violation(&mut sim)
+    judge(prep, &mut sim, &prep.injected)
 }
 
 /// Each choice in words, from a traced run of the shrunk schedule: which message it is (who
@@ -367,15 +404,26 @@ fn file_text<P: Protocol>(
 ) -> String {
     let mut text = prep.source.clone();
     let invariant = &finding.invariant;
-    let description = format!(
-        "counterexample: {invariant} breaks ({})",
-        prep.doc.description
-    );
+    let description = if invariant == LIVENESS {
+        format!("counterexample: no progress ({})", prep.doc.description)
+    } else {
+        format!(
+            "counterexample: {invariant} breaks ({})",
+            prep.doc.description
+        )
+    };
     for (key, value) in [
         ("description", format!("{description:?}")),
         ("seed", seed.to_string()),
         ("expect", "[]".to_string()),
-        ("expect_violation", expected_violations(finding)),
+        (
+            "expect_violation",
+            if finding.invariant == LIVENESS {
+                "[]".to_string()
+            } else {
+                expected_violations(finding)
+            },
+        ),
         ("schedule", schedule.to_string()),
     ] {
         // Every field is top level and the text was already parsed: setting cannot fail.
@@ -389,10 +437,15 @@ fn file_text<P: Protocol>(
         .count();
     let header = format!(
         "// A counterexample found by `dsim explore` ({origin}).\n\
-         // Invariant \"{invariant}\" breaks at {}: {}\n\
+         // {} at {}: {}\n\
          // Found at seed {seed}; its {recorded} decisions (faults, message fates) were shrunk to the {choices} below.\n\
          // Every message the schedule does not name is delivered once at the link's shortest\n\
          // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n",
+        if invariant == LIVENESS {
+            "No progress (a liveness failure, not an invariant)".to_string()
+        } else {
+            format!("Invariant {invariant:?} breaks")
+        },
         Instant(finding.time_ns),
         finding.message.replace('\n', " "),
     );

@@ -111,6 +111,26 @@ pub trait Protocol: 'static {
         None
     }
 
+    /// How long after a run's last scripted step (its last fault) the protocol promises to have
+    /// made progress, for a search's liveness report; `None` (the default) promises nothing.
+    fn progress_bound(config: &Self::Config) -> Option<crate::time::Duration> {
+        let _ = config;
+        None
+    }
+
+    /// Whether a finished run made the progress the protocol promises (something chosen, a
+    /// leader elected after `since`, the run's last scripted step), judged from its final
+    /// states; `Err` says what is missing. Asked only when the run ended at least
+    /// [`Protocol::progress_bound`] after `since`, or with nothing left to happen.
+    fn progress(
+        config: &Self::Config,
+        sim: &Sim<Self::Actor>,
+        since: crate::time::Instant,
+    ) -> Result<(), String> {
+        let _ = (config, sim, since);
+        Ok(())
+    }
+
     /// Node names that a command mentions (besides the node it is sent to).
     fn command_nodes(command: &<Self::Actor as Actor>::Command) -> Vec<String> {
         let _ = command;

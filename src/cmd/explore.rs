@@ -37,8 +37,13 @@ Examples:
   dsim explore search/raft-election --seeds 0..2000 --bug vote_twice --json
   dsim explore search/raft-election --list-bugs
 
-Exit codes: 0 nothing broke; 1 an invariant broke (the counterexample is written);
-2 bad input.")]
+Liveness is reported apart from safety: a protocol that promises progress (Paxos with
+retries: something chosen; Raft: a leader) and has not made it by the end of a run that ended
+long enough after its last scripted step (or with nothing left to happen) is a `liveness`
+finding, shrunk and written the same way.
+
+Exit codes: 0 nothing found; 1 an invariant broke or progress failed (the counterexample is
+written; --json says which under `kind`); 2 bad input.")]
 pub struct ExploreArgs {
     /// The scenario: a path or a bundled name (`search/paxos-swarm`).
     pub scenario: String,
@@ -176,7 +181,11 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             write_atomically(&path, &cx.text)?;
             bar.set_message(format!("{} found", found.len() + 1));
             found.push(Found {
-                kind: "violation",
+                kind: if finding.invariant == scenarios::explore::LIVENESS {
+                    "liveness"
+                } else {
+                    "violation"
+                },
                 file: path.display().to_string(),
                 counterexample: cx,
             });
@@ -382,9 +391,13 @@ fn print_report(report: &Report) -> Result<(), CliError> {
     for f in &report.found {
         let cx = &f.counterexample;
         out!();
+        let what = if f.kind == "liveness" {
+            "no progress (liveness)".to_string()
+        } else {
+            format!("{} broke", cx.finding.invariant)
+        };
         out!(
-            "{} broke at seed {} (step {}, {}): {}",
-            cx.finding.invariant,
+            "{what} at seed {} (step {}, {}): {}",
             cx.seed,
             cx.finding.step,
             sim_core::Instant(cx.finding.time_ns),

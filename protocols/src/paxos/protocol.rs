@@ -9,7 +9,10 @@ use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
 use crate::paxos::narrate;
 use crate::paxos::node::{PaxosCommand, PaxosNode};
-use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use sim_core::{
+    BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
+};
+use std::collections::BTreeMap;
 use traces::{Lang, Story};
 
 /// Single-decree Paxos as a scenario protocol.
@@ -57,6 +60,56 @@ impl Protocol for Paxos {
             .iter()
             .map(|name| PaxosNode::of_cluster(config, name, &names))
             .collect()
+    }
+
+    /// With retries, a proposal gets chosen once the network calms down: 50 rounds (each a
+    /// phase timeout plus the longest back-off) after the last scripted step. Giving up after
+    /// one round promises nothing.
+    fn progress_bound(config: &PaxosConfig) -> Option<Duration> {
+        match config.on_timeout {
+            crate::paxos::OnTimeout::Retry(_, max) => {
+                Some(Duration::from_millis(50 * (config.phase_timeout_ms + max)))
+            }
+            crate::paxos::OnTimeout::GiveUp => None,
+        }
+    }
+
+    /// Something is chosen: a learner learned it, or a majority of acceptors hold one value
+    /// (once chosen, every higher accept carries it, so its majority keeps holding it). A run
+    /// with nothing left to happen has no proposer still trying (a crash makes a proposer
+    /// forget its `Propose`), so nothing is promised of it.
+    fn progress(config: &PaxosConfig, sim: &Sim<PaxosNode>, _since: Instant) -> Result<(), String> {
+        if sim.stopped() == Some(sim_core::StopReason::Quiescent) {
+            return Ok(());
+        }
+        let learned = sim.node_ids().any(|id| {
+            sim.actor(id)
+                .learner
+                .as_ref()
+                .is_some_and(|l| !l.noted.is_empty())
+        });
+        if learned {
+            return Ok(());
+        }
+        let mut held: BTreeMap<&str, usize> = BTreeMap::new();
+        for id in sim.node_ids() {
+            if let Some((_, value)) = sim
+                .actor(id)
+                .acceptor
+                .as_ref()
+                .and_then(|a| a.accepted.as_ref())
+            {
+                *held.entry(value).or_default() += 1;
+            }
+        }
+        if held.values().any(|&n| n > config.acceptors.len() / 2) {
+            return Ok(());
+        }
+        Err(format!(
+            "nothing chosen by {} although proposers retry: no majority of the {} acceptors holds one value",
+            sim.now(),
+            config.acceptors.len()
+        ))
     }
 
     fn invariants(config: &PaxosConfig) -> Vec<Box<dyn Invariant<PaxosNode>>> {

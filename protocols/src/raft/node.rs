@@ -10,7 +10,7 @@ use crate::raft::log::{FixedLog, LastEntry, RaftLog};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use serde::{Deserialize, Serialize};
-use sim_core::{Actor, Context, Duration, Message, NodeId, RoleClaim};
+use sim_core::{Actor, Context, Duration, Instant, Message, NodeId, RoleClaim};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -99,6 +99,9 @@ pub struct RaftNode {
     leader: Option<NodeId>,
     awaiting: BTreeMap<NodeId, Awaiting>,
     next_seq: u64,
+    /// When this node last became leader, and when it stopped leading (`None`: it still
+    /// leads): what a search's liveness check reads.
+    led: Option<(Instant, Option<Instant>)>,
 }
 
 impl RaftNode {
@@ -121,7 +124,14 @@ impl RaftNode {
             leader: None,
             awaiting: BTreeMap::new(),
             next_seq: 0,
+            led: None,
         }
+    }
+
+    /// When this node last led since its last start: from when, and until when (`None`:
+    /// it still leads).
+    pub fn led(&self) -> Option<(Instant, Option<Instant>)> {
+        self.led
     }
 
     /// Follower, candidate or leader.
@@ -226,6 +236,9 @@ impl RaftNode {
         if was == Role::Leader {
             ctx.cancel_timer(RaftTimer::Heartbeat);
             self.reset_election_timer(ctx);
+            if let Some((_, until)) = &mut self.led {
+                *until = Some(ctx.now());
+            }
         }
     }
 
@@ -290,6 +303,7 @@ impl RaftNode {
         );
         self.role = Role::Leader;
         self.leader = Some(me);
+        self.led = Some((ctx.now(), None));
         ctx.note(RaftNote::BecameLeader {
             term: self.current_term,
             votes: self.votes.len() as u32,
@@ -525,5 +539,6 @@ impl Actor for RaftNode {
         self.votes.clear();
         self.leader = None;
         self.awaiting.clear();
+        self.led = None;
     }
 }

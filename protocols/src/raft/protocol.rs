@@ -1,7 +1,10 @@
 //! How Raft plugs into scenarios: [`Raft`], its model (`sim_core::Protocol`) and its story
 //! (`traces::Story`, with the sweep's election figures from `measure`).
 
-use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use sim_core::{
+    BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
+    Status,
+};
 use traces::{Lang, Measure, Story};
 
 use crate::raft::config::{self, RaftConfig};
@@ -54,6 +57,32 @@ impl Protocol for Raft {
     fn build(config: &RaftConfig, id: NodeId) -> RaftNode {
         RaftNode::new(config, id)
     }
+    /// A leader is elected within 5 of the longest election timeouts after the last scripted
+    /// step.
+    fn progress_bound(config: &RaftConfig) -> Option<Duration> {
+        Some(Duration::from_millis(
+            5 * config.election_timeout_ms.1.max(1),
+        ))
+    }
+
+    /// Some node led at some time after the last scripted step (a leader deposed later by
+    /// lost heartbeats does not undo that progress; a paused one never counts).
+    fn progress(_config: &RaftConfig, sim: &Sim<RaftNode>, since: Instant) -> Result<(), String> {
+        let progressed = sim.node_ids().any(|id| match sim.actor(id).led() {
+            Some((_, Some(until))) => until >= since,
+            Some((_, None)) => sim.status(id) == Status::Up,
+            None => false,
+        });
+        if progressed {
+            Ok(())
+        } else {
+            Err(format!(
+                "no node led from {since} (the last scripted step) to the end ({})",
+                sim.now()
+            ))
+        }
+    }
+
     fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
         invariants::all(config.elect_within_ms)
     }
