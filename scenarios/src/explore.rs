@@ -231,12 +231,51 @@ fn follow<P: Protocol>(
     judge(prep, &mut sim, injected)
 }
 
-/// Shrinks `items` to a list from which no single item can be removed with `fails` still
-/// true (delta debugging's complement steps), within `budget` calls of `fails`.
+/// Shrinks `items` to a list from which no single item, and (for short lists) no pair of
+/// items, can be removed with `fails` still true, within `budget` calls of `fails`.
 pub fn shrink<T: Clone>(
-    mut items: Vec<T>,
+    items: Vec<T>,
     budget: u64,
     mut fails: impl FnMut(&[T]) -> bool,
+) -> (Vec<T>, u64) {
+    let (mut items, mut runs) = drop_chunks(items, budget, &mut fails);
+    // Then pairs: two choices that only matter together (a loss and the retry it causes)
+    // survive every single removal. Tried on short lists only: the pairs grow as the square.
+    'pairs: while items.len() <= PAIRS_UP_TO && runs < budget {
+        for i in 0..items.len() {
+            for j in i + 1..items.len() {
+                if runs >= budget {
+                    break 'pairs;
+                }
+                let candidate: Vec<T> = items
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i && *k != j)
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                runs += 1;
+                if fails(&candidate) {
+                    let (again, more) = drop_chunks(candidate, budget - runs, &mut fails);
+                    items = again;
+                    runs += more;
+                    continue 'pairs;
+                }
+            }
+        }
+        break;
+    }
+    (items, runs)
+}
+
+/// Lists at most this long get the pair pass of [`shrink`].
+const PAIRS_UP_TO: usize = 40;
+
+/// Delta debugging's complement steps: drop halves, then quarters, ... then single items,
+/// keeping every drop after which `fails` still holds.
+fn drop_chunks<T: Clone>(
+    mut items: Vec<T>,
+    budget: u64,
+    fails: &mut impl FnMut(&[T]) -> bool,
 ) -> (Vec<T>, u64) {
     let mut runs = 0u64;
     let mut parts = 2usize;

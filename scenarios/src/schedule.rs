@@ -341,7 +341,7 @@ mod tests {
             Choice::Draw(NodeId(1), 2, 170),
         ];
         let text = schedule_text(&choices, &nodes, |c| Some(format!("{c:?}")));
-        let specs: Vec<ChoiceSpec> = crate::load::ron_options().from_str(&text).unwrap();
+        let specs: Vec<ChoiceSpec> = ron::from_str(&text).unwrap();
         let back: Vec<Choice> = specs
             .iter()
             .map(|s| {

@@ -27,7 +27,8 @@ duplication and latency laws, its timeline's faults, and the random crashes, pau
 partitions --crashes, --pauses and --partitions add (drawn from the seed). Every invariant is checked at every
 step; the file's expectations are not goals of the search. The first seed (in seed order,
 whatever --jobs) that breaks an invariant is re-run recording the network's choices, the list
-is shrunk to the fewest that still break the same invariant, and the result is written as an
+is shrunk to the fewest that still break the same invariant (of the first 4 failing seeds of
+their batch, the one that shrinks shortest is kept), and the result is written as an
 ordinary scenario file with a `schedule:`, each choice explained in a comment.
 
 Examples:
@@ -88,6 +89,10 @@ pub struct ExploreArgs {
     #[arg(long)]
     pub list_bugs: bool,
 }
+
+/// Failing seeds of one invariant (the first ones of their batch) shrunk to pick the shortest
+/// counterexample.
+const SHRINK_CANDIDATES: usize = 4;
 
 /// The most seeds one search may ask for.
 const MAX_SEEDS: u64 = 1_000_000_000;
@@ -171,12 +176,20 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
         let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar);
         searched += end - start;
-        for (seed, finding) in findings {
+        for (seed, finding) in &findings {
             if !broken.insert(finding.invariant.clone()) {
                 continue;
             }
             bar.set_message(format!("{} found, shrinking seed {seed}", found.len() + 1));
-            let cx = loaded.counterexample(seed, &faults, &finding, &origin);
+            // The shortest of the first few seeds' shrunk schedules of this invariant (the
+            // seed's own draws decide how far one shrinks), the earliest seed on a tie.
+            let cx = findings
+                .iter()
+                .filter(|(_, f)| f.invariant == finding.invariant)
+                .take(SHRINK_CANDIDATES)
+                .map(|(seed, f)| loaded.counterexample(*seed, &faults, f, &origin))
+                .min_by_key(|cx| cx.choices.len())
+                .expect("the finding itself is a candidate");
             let path = out_path(&args.out, &finding.invariant, args.keep_going);
             write_atomically(&path, &cx.text)?;
             bar.set_message(format!("{} found", found.len() + 1));

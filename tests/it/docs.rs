@@ -47,6 +47,7 @@ fn commands(text: &str) -> Vec<String> {
 const SHOWS_A_FAILURE: &[&str] = &[
     "dsim sweep raft/split-votes",
     "dsim explore search/paxos-swarm --bug",
+    "dsim explore search/raft-election --bug",
 ];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and
