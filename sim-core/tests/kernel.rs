@@ -795,3 +795,26 @@ fn run_until_never_steps_past_its_deadline() {
         .unwrap();
     assert_eq!(pause.time, ms(1_000));
 }
+
+/// A run built at one seed and reseeded before its first step is the run built at the other
+/// seed, record for record (what a search does instead of building each seed's run).
+#[test]
+fn a_reseeded_run_is_the_run_of_its_new_seed() {
+    let lossy = LinkConfig {
+        loss: Ratio::new(1, 4).unwrap(),
+        latency: Latency::Uniform {
+            min: Duration::from_millis(1),
+            max: Duration::from_millis(10),
+        },
+        ..LinkConfig::default()
+    };
+    let mut built = sim(7, lossy);
+    chatty(&mut built, 30);
+    let mut reseeded = sim(0, lossy);
+    chatty(&mut reseeded, 30);
+    let other = json(&run(reseeded.clone()).1);
+    reseeded.reseed(7);
+    let want = json(&run(built).1);
+    assert_eq!(json(&run(reseeded).1), want);
+    assert_ne!(other, want, "the seed matters to this run");
+}

@@ -254,10 +254,7 @@ fn probe_batch(
         seeds
             .par_chunks(64)
             .flat_map_iter(|chunk| {
-                let found: Vec<(u64, Finding)> = chunk
-                    .iter()
-                    .filter_map(|&seed| loaded.probe(seed, faults).map(|f| (seed, f)))
-                    .collect();
+                let found = loaded.probe_many(chunk, faults);
                 bar.inc(chunk.len() as u64);
                 found
             })

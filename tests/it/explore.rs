@@ -31,8 +31,8 @@ fn variants() -> Vec<(String, String)> {
     out
 }
 
-/// Goal: the fast path (no trace, only the record kinds invariants read) judges a run exactly
-/// as a run keeping every record. Method: every bundled scenario, as written and with each bug
+/// Goal: the fast path (no trace, only the record kinds invariants read, one run cloned per
+/// seed) judges a run exactly as a run keeping every record. Method: every bundled scenario, as written and with each bug
 /// knob on, at seeds 0..4: explore's probe against `dsim run`'s first violation. Proves: no
 /// invariant's `reads` leaves out a kind it needs (a wrong one changes a verdict or its step).
 #[test]
@@ -41,6 +41,16 @@ fn the_fast_path_finds_what_the_full_trace_finds() {
     for (name, text) in variants() {
         let protocol = scenarios::registry::protocol_for(&name, &text).unwrap();
         let loaded = protocol.load(&name, &text).unwrap();
+        // The cloned-template path a search takes gives each seed's own verdict.
+        let none = scenarios::explore::FaultModel::default();
+        let one_by_one: Vec<_> = (0..4)
+            .filter_map(|seed| loaded.probe(seed, &none).map(|f| (seed, f)))
+            .collect();
+        assert_eq!(
+            loaded.probe_many(&[0, 1, 2, 3], &none),
+            one_by_one,
+            "{name}"
+        );
         for seed in 0..4 {
             let full = loaded.run(&RunOptions {
                 seed: Some(seed),

@@ -293,6 +293,19 @@ impl<A: Actor> Sim<A> {
         }
     }
 
+    /// Gives a run that has not started another seed: the network's stream and every node's
+    /// restart from `seed`, exactly as if the run had been built with it. A search builds one
+    /// run and clones it per seed, instead of building each. Panics once a step was taken (the
+    /// streams' past draws would then belong to another seed).
+    pub fn reseed(&mut self, seed: u64) {
+        assert_eq!(self.steps, 0, "reseed before the first step");
+        self.seed = seed;
+        *self.network.oracle_mut() = Oracle::random(SimRng::new(seed, Stream::Network));
+        for node in &mut self.nodes {
+            node.draws = Draws::new(SimRng::new(seed, Stream::node(&node.name)));
+        }
+    }
+
     /// Starts recording the network's choices that differ from the healthy default, so the run
     /// can be replayed with [`Sim::follow`] and shrunk.
     pub fn record_choices(&mut self) {
