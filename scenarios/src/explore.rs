@@ -16,10 +16,10 @@ use crate::schedule::{Injected, full_schedule_text, ms_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::{
-    Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng, StopReason,
-    Stream, TraceMode,
+    Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng, Status,
+    StopReason, Stream, TraceMode,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An invariant that broke at one seed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -84,9 +84,11 @@ impl FaultModel {
             return Vec::new();
         }
         let mut rng = SimRng::new(seed, Stream::Faults);
+        // Within a run's longest time, so that the written file is one `load` accepts.
+        let window = self.window_ms.min(crate::load::caps::TIME_MS / 2);
         let span = |rng: &mut SimRng| {
-            let at = rng.between(0, self.window_ms);
-            (at, at + rng.between(1, (self.window_ms / 2).max(1)))
+            let at = rng.between(0, window);
+            (at, at + rng.between(1, (window / 2).max(1)))
         };
         let mut out = Vec::new();
         for crash in std::iter::repeat_n(true, self.crashes as usize)
@@ -169,47 +171,65 @@ fn judge<P: Protocol>(
     injected: &[Injected],
 ) -> Option<Finding> {
     let report = sim.run();
-    let mut violations = report.violations.into_iter();
-    if let Some(first) = violations.next() {
-        let mut also: Vec<String> = violations
-            .filter(|v| v.invariant != first.invariant)
-            .map(|v| v.invariant)
+    if let Some(first) = report.violations.first() {
+        // The other invariants the same step broke (not the end-of-run checks of a run the
+        // violation cut short).
+        let also: BTreeSet<String> = report.violations[1..]
+            .iter()
+            .filter(|v| !v.at_end && v.step == first.step && v.invariant != first.invariant)
+            .map(|v| v.invariant.clone())
             .collect();
-        also.dedup();
         return Some(Finding {
-            invariant: first.invariant,
-            message: first.message,
+            invariant: first.invariant.clone(),
+            message: first.message.clone(),
             step: first.step,
             time_ns: first.time.0,
-            also,
+            also: also.into_iter().collect(),
         });
     }
     let bound = P::progress_bound(&prep.doc.config)?;
-    let last = prep
-        .timeline
-        .iter()
-        .map(|(at, _)| at.0)
-        .chain(
-            injected
-                .iter()
-                .map(|f| Instant::from_millis(f.span_ms().1).0),
-        )
-        .max()
-        .unwrap_or(0);
+    let last = last_fault_ns(prep, injected)?;
     let calm = report.time.0.saturating_sub(last) >= bound.0;
     if !calm && report.stop != StopReason::Quiescent {
+        return None;
+    }
+    // A fault still in force at the end (a node down, a cut link) makes progress impossible
+    // by design, not by a bug: nothing is promised then.
+    let all_up = sim.node_ids().all(|id| sim.status(id) == Status::Up);
+    if !all_up || sim.network().has_cuts() {
         return None;
     }
     let message = P::progress(&prep.doc.config, sim, Instant(last)).err()?;
     Some(Finding {
         invariant: LIVENESS.to_string(),
         message: format!(
-            "{message}; the protocol promises progress within {bound} of the last scripted step"
+            "{message}; the protocol promises progress within {bound} of the last fault"
         ),
         step: report.steps,
         time_ns: report.time.0,
         also: Vec::new(),
     })
+}
+
+/// When the run's last fault ends, in virtual ns: the last scripted step, the end of every
+/// injected fault, and the `until` of every fault rule; `None` when a rule acts forever (a
+/// drop or delay with neither an end nor an `nth`), so no progress can be promised.
+fn last_fault_ns<P: Protocol>(prep: &Prepared<P>, injected: &[Injected]) -> Option<u64> {
+    let mut last = 0u64;
+    for (at, action) in &prep.timeline {
+        last = last.max(at.0);
+        if let sim_core::Action::AddRule(rule) = action {
+            match (rule.until, rule.nth) {
+                (Some(until), _) => last = last.max(until.0),
+                (None, Some(_)) => {}
+                (None, None) => return None,
+            }
+        }
+    }
+    for fault in injected {
+        last = last.max(Instant::from_millis(fault.span_ms().1).0);
+    }
+    Some(last)
 }
 
 /// One seed of a search on the fast path, with `faults` drawn from it: the first invariant
@@ -370,11 +390,22 @@ pub fn counterexample<P: Protocol>(
     let words = describe(prep, seed, &injected, &choices);
     let body = full_schedule_text(&injected, &choices, &prep.nodes, |c| words.get(&c).cloned());
     let decided = recorded.len() + drawn.len();
-    let text = file_text(prep, seed, &finding, origin, decided, &body);
-    let replays = crate::load::load::<P>(&prep.name, &text)
-        .ok()
-        .and_then(|again| probe_followed(&again, seed))
-        .is_some_and(|f| f.invariant == finding.invariant);
+    let expect_violation = expected_violations(prep, seed, &injected, &choices);
+    let text = file_text(
+        prep,
+        seed,
+        &finding,
+        origin,
+        decided,
+        &body,
+        expect_violation,
+    );
+    // Replays: `dsim run` of the file passes (it shows exactly the violations it expects),
+    // and the search's own judge finds the same thing in it again.
+    let replays = crate::load::load::<P>(&prep.name, &text).is_ok_and(|again| {
+        run::passes(&again, again.doc.seed)
+            && probe_followed(&again, seed).is_some_and(|f| f.invariant == finding.invariant)
+    });
     let mut written: Vec<String> = injected.iter().map(|f| f.text(&prep.nodes)).collect();
     written.extend(
         choices
@@ -446,12 +477,29 @@ fn describe<P: Protocol>(
         .collect()
 }
 
-/// Every invariant the run breaks, as the file's `expect_violation` list.
-fn expected_violations(finding: &Finding) -> String {
-    let names: Vec<String> = std::iter::once(&finding.invariant)
-        .chain(&finding.also)
-        .map(|n| format!("{n:?}"))
+/// Every invariant the shrunk run breaks when run as the file says (its own
+/// `on_violation_stop`, its end-of-run checks), as the file's `expect_violation` list: what
+/// `dsim run` of the file must see for it to pass.
+fn expected_violations<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    injected: &[Injected],
+    choices: &[Choice],
+) -> String {
+    let mut sim = run::build(prep, seed);
+    for fault in injected {
+        for (at, action) in fault.actions() {
+            sim.schedule(at, action);
+        }
+    }
+    sim.follow(choices);
+    let names: BTreeSet<String> = sim
+        .run()
+        .violations
+        .into_iter()
+        .map(|v| v.invariant)
         .collect();
+    let names: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
     format!("[{}]", names.join(", "))
 }
 
@@ -465,6 +513,7 @@ fn file_text<P: Protocol>(
     origin: &str,
     recorded: usize,
     schedule: &str,
+    expect_violation: String,
 ) -> String {
     let mut text = prep.source.clone();
     let invariant = &finding.invariant;
@@ -480,14 +529,7 @@ fn file_text<P: Protocol>(
         ("description", format!("{description:?}")),
         ("seed", seed.to_string()),
         ("expect", "[]".to_string()),
-        (
-            "expect_violation",
-            if finding.invariant == LIVENESS {
-                "[]".to_string()
-            } else {
-                expected_violations(finding)
-            },
-        ),
+        ("expect_violation", expect_violation),
         ("schedule", schedule.to_string()),
     ] {
         // Every field is top level and the text was already parsed: setting cannot fail.
@@ -506,7 +548,9 @@ fn file_text<P: Protocol>(
          // Every message the schedule does not name is delivered once at the link's shortest\n\
          // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n",
         if invariant == LIVENESS {
-            "No progress (a liveness failure, not an invariant)".to_string()
+            "No progress (a liveness failure, not an invariant: `dsim run` of this file passes and\n\
+             // its closing summary shows what is missing; `dsim explore` judges it)"
+                .to_string()
         } else {
             format!("Invariant {invariant:?} breaks")
         },

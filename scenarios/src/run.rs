@@ -150,7 +150,11 @@ struct Executed<A: Actor> {
     records: Vec<Record<A>>,
 }
 
-fn execute<P: Story>(prep: &Prepared<P>, seed: u64, max_steps: Option<u64>) -> Executed<P::Actor> {
+fn execute<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    max_steps: Option<u64>,
+) -> Executed<P::Actor> {
     let mut sim = build_capped(prep, seed, max_steps);
     sim.set_trace(TraceMode::Memory(Vec::new()));
     let report = sim.run();
@@ -198,6 +202,12 @@ fn verdict<P: Protocol>(
     let livelocked = run.report.stop == sim_core::StopReason::Livelock;
     let passed = violations_ok && !livelocked && expectations.iter().all(|e| e.held);
     (expectations, passed)
+}
+
+/// Whether `prep` at `seed` passes, as `dsim run` judges it (expectations and expected
+/// violations), without telling its story.
+pub fn passes<P: Protocol>(prep: &Prepared<P>, seed: u64) -> bool {
+    verdict(prep, &execute(prep, seed, None)).1
 }
 
 /// Runs `prep` once.

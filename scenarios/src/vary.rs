@@ -151,6 +151,11 @@ fn value_end(bytes: &[u8], start: usize, to: usize) -> usize {
         match bytes[i] {
             b'"' => i = skip_string(bytes, i),
             b'/' if bytes.get(i + 1) == Some(&b'*') => i = skip_block_comment(bytes, i, to),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < to && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => {
                 if depth == 0 {
@@ -251,6 +256,23 @@ pub fn apply_sets(source: &str, sets: &[(String, String)]) -> Result<String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A top-level field is replaced whole, even when a comment inside its value holds a
+    /// closing bracket, and a missing one is added beside `description`.
+    #[test]
+    fn scenario_fields_are_set_past_comments() {
+        let source = "Scenario(\n    description: \"d\",\n    expect: [A, // not ) nor ]\n        B],\n    seed: 3,\n)";
+        let set = set_scenario_field(source, "expect", "[]").unwrap();
+        assert_eq!(
+            set,
+            "Scenario(\n    description: \"d\",\n    expect: [],\n    seed: 3,\n)"
+        );
+        let added = set_scenario_field(&set, "schedule", "[Lose(1)]").unwrap();
+        assert!(
+            added.contains("    schedule: [Lose(1)],\n    description:"),
+            "{added}"
+        );
+    }
 
     fn vary(n: usize, keys: &[&str]) -> Vec<String> {
         keys.iter()

@@ -227,6 +227,11 @@ impl Network {
         self.cuts.clear();
     }
 
+    /// Whether any link is cut now.
+    pub fn has_cuts(&self) -> bool {
+        !self.cuts.is_empty()
+    }
+
     /// Whether `from -> to` is cut now.
     pub fn is_cut(&self, from: NodeId, to: NodeId) -> bool {
         !self.cuts.is_empty() && self.cuts.contains(&(from, to))

@@ -12,7 +12,8 @@
 //! the list does not pin comes from the node's own seeded stream, as in any run; a pinned draw
 //! still consumes its stream value, so pinning one draw never shifts the node's later draws.
 //! Replaying a random run's recording therefore reproduces the run exactly, and removing one
-//! choice from a list changes that one decision only.
+//! choice from a list changes that one decision (and, through what the nodes do about it, at
+//! most the messages sent after it).
 
 use crate::id::{MsgId, NodeId};
 use crate::link::LinkConfig;

@@ -44,7 +44,8 @@ long enough after its last scripted step (or with nothing left to happen) is a `
 finding, shrunk and written the same way.
 
 Exit codes: 0 nothing found; 1 an invariant broke or progress failed (the counterexample is
-written; --json says which under `kind`); 2 bad input.")]
+written; --json says which under `kind`); 2 bad input; 3 a run panicked (a bug: the seed is
+printed).")]
 pub struct ExploreArgs {
     /// The scenario: a path or a bundled name (`search/paxos-swarm`).
     pub scenario: String,
@@ -174,7 +175,18 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
-        let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar);
+        let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar).map_err(
+            |(seed, what)| {
+                bar.finish_and_clear();
+                CliError::bug(format!(
+                    "a bug: a run panicked ({what}).\n  seed: {seed}\n  replay: dsim run {} \
+                     --seed {seed} (with the same --set and --bug flags; injected faults are \
+                     drawn from the seed by explore only)\n  please report it with this \
+                     scenario file",
+                    src.name
+                ))
+            },
+        )?;
         searched += end - start;
         for (seed, finding) in &findings {
             if !broken.insert(finding.invariant.clone()) {
@@ -241,27 +253,57 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     Ok(if report.found.is_empty() { OK } else { FAILED })
 }
 
-/// Probes `seeds` on the pool; the findings in seed order, whatever thread found them.
+/// A batch's findings in seed order, or the seed at which a run panicked and why.
+type Probed = Result<Vec<(u64, Finding)>, (u64, String)>;
+
+/// Probes `seeds` on the pool; the findings in seed order, whatever thread found them. A
+/// panicking actor is a bug in the protocol: its seed comes back as the error (the lowest one,
+/// whatever thread met it first).
 fn probe_batch(
     pool: &rayon::ThreadPool,
     loaded: &dyn LoadedScenario,
     faults: &FaultModel,
     seeds: std::ops::Range<u64>,
     bar: &ProgressBar,
-) -> Vec<(u64, Finding)> {
+) -> Probed {
     let seeds: Vec<u64> = seeds.collect();
-    let mut findings: Vec<(u64, Finding)> = pool.install(|| {
+    let chunks: Vec<Probed> = pool.install(|| {
         seeds
             .par_chunks(64)
-            .flat_map_iter(|chunk| {
-                let found = loaded.probe_many(chunk, faults);
+            .map(|chunk| {
+                let found = guarded(|| loaded.probe_many(chunk, faults)).map_err(|_| {
+                    // Find the seed that panics, one by one.
+                    chunk
+                        .iter()
+                        .find_map(|&seed| {
+                            guarded(|| loaded.probe(seed, faults))
+                                .err()
+                                .map(|e| (seed, e))
+                        })
+                        .unwrap_or((chunk[0], "a panic that did not repeat".into()))
+                });
                 bar.inc(chunk.len() as u64);
                 found
             })
             .collect()
     });
+    let mut findings = Vec::new();
+    for chunk in chunks {
+        findings.extend(chunk?);
+    }
     findings.sort_by_key(|(seed, _)| *seed);
-    findings
+    Ok(findings)
+}
+
+/// Runs `work`, turning a panic into its message.
+fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into())
+    })
 }
 
 /// The most faults of each sort a search may inject per seed.

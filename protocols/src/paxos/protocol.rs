@@ -67,9 +67,12 @@ impl Protocol for Paxos {
     /// one round promises nothing.
     fn progress_bound(config: &PaxosConfig) -> Option<Duration> {
         match config.on_timeout {
-            crate::paxos::OnTimeout::Retry(_, max) => {
-                Some(Duration::from_millis(50 * (config.phase_timeout_ms + max)))
-            }
+            crate::paxos::OnTimeout::Retry(_, max) => Some(Duration::from_millis(
+                config
+                    .phase_timeout_ms
+                    .saturating_add(max)
+                    .saturating_mul(50),
+            )),
             crate::paxos::OnTimeout::GiveUp => None,
         }
     }

@@ -79,6 +79,14 @@ enum Awaiting {
     TimedOut,
 }
 
+/// When a node led, kept out of the state's hash (see [`RaftNode::led`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Led(Option<(Instant, Option<Instant>)>);
+
+impl std::hash::Hash for Led {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// A Raft server (leader election only).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RaftNode {
@@ -100,8 +108,9 @@ pub struct RaftNode {
     awaiting: BTreeMap<NodeId, Awaiting>,
     next_seq: u64,
     /// When this node last became leader, and when it stopped leading (`None`: it still
-    /// leads): what a search's liveness check reads.
-    led: Option<(Instant, Option<Instant>)>,
+    /// leads): what a search's liveness check reads. Not part of the state's hash, which
+    /// holds no absolute time.
+    led: Led,
 }
 
 impl RaftNode {
@@ -124,14 +133,14 @@ impl RaftNode {
             leader: None,
             awaiting: BTreeMap::new(),
             next_seq: 0,
-            led: None,
+            led: Led(None),
         }
     }
 
     /// When this node last led since its last start: from when, and until when (`None`:
     /// it still leads).
     pub fn led(&self) -> Option<(Instant, Option<Instant>)> {
-        self.led
+        self.led.0
     }
 
     /// Follower, candidate or leader.
@@ -236,7 +245,7 @@ impl RaftNode {
         if was == Role::Leader {
             ctx.cancel_timer(RaftTimer::Heartbeat);
             self.reset_election_timer(ctx);
-            if let Some((_, until)) = &mut self.led {
+            if let Some((_, until)) = &mut self.led.0 {
                 *until = Some(ctx.now());
             }
         }
@@ -303,7 +312,7 @@ impl RaftNode {
         );
         self.role = Role::Leader;
         self.leader = Some(me);
-        self.led = Some((ctx.now(), None));
+        self.led = Led(Some((ctx.now(), None)));
         ctx.note(RaftNote::BecameLeader {
             term: self.current_term,
             votes: self.votes.len() as u32,
@@ -539,6 +548,6 @@ impl Actor for RaftNode {
         self.votes.clear();
         self.leader = None;
         self.awaiting.clear();
-        self.led = None;
+        self.led = Led(None);
     }
 }

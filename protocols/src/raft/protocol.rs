@@ -61,7 +61,7 @@ impl Protocol for Raft {
     /// step.
     fn progress_bound(config: &RaftConfig) -> Option<Duration> {
         Some(Duration::from_millis(
-            5 * config.election_timeout_ms.1.max(1),
+            config.election_timeout_ms.1.max(1).saturating_mul(5),
         ))
     }
 

@@ -1,5 +1,5 @@
 //! The checks of a file's `schedule`: every message number and draw in range, every node
-//! known, no message given two answers of one sort, none both lost and late, every fault
+//! known, no message or draw given two answers of one sort, none both lost and late, every fault
 //! ending after it starts.
 
 use super::caps;
@@ -7,7 +7,7 @@ use super::checks::{Checks, field_offset};
 use crate::schedule::{Entry, Injected, entry_of};
 use crate::schema::ChoiceSpec;
 use sim_core::{Choice, NodeId};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Checks<'_> {
     /// The schedule as kernel choices and injected faults, or `None` with the problems
@@ -40,12 +40,14 @@ impl Checks<'_> {
         let mut injected = Vec::new();
         // (message, sort) -> the first choice that answered it.
         let mut answered: BTreeMap<(u64, u8), &ChoiceSpec> = BTreeMap::new();
+        // (node, n) of every pinned draw.
+        let mut pinned: BTreeSet<(&str, u64)> = BTreeSet::new();
         for spec in specs {
-            // The choice as written starts with its sort and its first value: `Latency(4`.
+            // The choice as written starts with its sort and its first value: `Latency(4,`.
             let written = match spec {
-                ChoiceSpec::Lose(m) => format!("Lose({m}"),
-                ChoiceSpec::Latency(m, _) => format!("Latency({m}"),
-                ChoiceSpec::Duplicate(m, _) => format!("Duplicate({m}"),
+                ChoiceSpec::Lose(m) => format!("Lose({m})"),
+                ChoiceSpec::Latency(m, _) => format!("Latency({m},"),
+                ChoiceSpec::Duplicate(m, _) => format!("Duplicate({m},"),
                 ChoiceSpec::Draw(name, ..) => format!("Draw({name:?}"),
                 ChoiceSpec::Crash(name, ..) => format!("Crash({name:?}"),
                 ChoiceSpec::Pause(name, ..) => format!("Pause({name:?}"),
@@ -85,6 +87,16 @@ impl Checks<'_> {
                 unknown |= self.node(name).is_none();
             }
             if unknown {
+                continue;
+            }
+            if let ChoiceSpec::Draw(name, nth, _) = spec
+                && !pinned.insert((name.as_str(), *nth))
+            {
+                self.problem(
+                    Some(&written),
+                    format!("{name}'s draw {nth} is pinned twice"),
+                    Some("pin each draw once".into()),
+                );
                 continue;
             }
             if let Some(clash) = self.clash(&mut answered, spec) {

@@ -295,8 +295,10 @@ impl<A: Actor> Sim<A> {
 
     /// Gives a run that has not started another seed: the network's stream and every node's
     /// restart from `seed`, exactly as if the run had been built with it. A search builds one
-    /// run and clones it per seed, instead of building each. Panics once a step was taken (the
-    /// streams' past draws would then belong to another seed).
+    /// run and clones it per seed, instead of building each. The oracle becomes a random one
+    /// again, not recording: call [`Sim::follow`] or [`Sim::record_choices`] after, not
+    /// before. Panics once a step was taken (the streams' past draws would then belong to
+    /// another seed).
     pub fn reseed(&mut self, seed: u64) {
         assert_eq!(self.steps, 0, "reseed before the first step");
         self.seed = seed;
