@@ -274,19 +274,28 @@ fn bad(figures: &Figures) -> Vec<String> {
 }
 
 // Goal: no scenario a student can write crashes dsim, runs unbounded, or is refused without a
-// place to look. Method: every bundled scenario, each mutation class, a fixed-seed slice.
-// Proves: 0 panics, 0 runs past the cap, 0 problems without line and column.
+// place to look. Method: every bundled scenario and every kept counterexample (their
+// `schedule:` sections too), each mutation class, a fixed-seed slice. Proves: 0 panics, 0 runs
+// past the cap, 0 problems without line and column.
 #[test]
 fn mutated_scenarios_never_panic_and_are_refused_where_they_break() {
     let mut rng = SimRng::new(seed(), Stream::Faults);
     let mut figures = Figures::new();
-    for b in scenarios::bundled::BUNDLED {
+    let mut corpus: Vec<(String, String)> = scenarios::bundled::BUNDLED
+        .iter()
+        .map(|b| (b.name.to_string(), b.source.to_string()))
+        .collect();
+    for file in crate::support::ron_files(&crate::support::root().join("scenarios/regressions")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        corpus.push((file.display().to_string(), text));
+    }
+    for (name, source) in &corpus {
         for class in CLASSES {
             for _ in 0..rounds() {
-                let bytes = mutate(b.source, class, &mut rng);
+                let bytes = mutate(source, class, &mut rng);
                 let outcome = match std::str::from_utf8(&bytes) {
                     Err(_) => Outcome::NotText,
-                    Ok(text) => try_scenario(b.name, text),
+                    Ok(text) => try_scenario(name, text),
                 };
                 *figures.entry((class, outcome)).or_default() += 1;
             }
