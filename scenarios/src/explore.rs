@@ -14,7 +14,7 @@ use crate::load::Prepared;
 use crate::run;
 use crate::schedule::{Injected, full_schedule_text, ms_text};
 use crate::vary::set_scenario_field;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim_core::{
     Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng, Status,
     StopReason, Stream, TraceMode,
@@ -22,7 +22,7 @@ use sim_core::{
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An invariant that broke at one seed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The invariant's name.
     pub invariant: String,
@@ -37,7 +37,7 @@ pub struct Finding {
 }
 
 /// A shrunk counterexample, ready to be written.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Counterexample {
     /// The seed it was found at (node draws still come from it).
     pub seed: u64,
@@ -60,7 +60,7 @@ pub struct Counterexample {
 /// The faults a search may inject on top of the file's timeline, each drawn from the seed's
 /// fault stream: a crash (and restart), a pause (and resume), a partition into two random
 /// sides (and heal), each starting in `[0, window_ms]` and lasting 1 ms to half the window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultModel {
     /// Crashes per seed.
     pub crashes: u32,

@@ -1,5 +1,8 @@
 //! `dsim explore`: search many seeds' schedules for a broken invariant, shrink the first one
 //! found to a handful of choices, and write it as a scenario file that `dsim run` replays.
+//! `shard` splits a search for a batch system and merges the shards' results.
+
+mod shard;
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::{apply_sets, parse_sets, worker_pool};
@@ -11,7 +14,7 @@ use scenarios::DynProtocol;
 use scenarios::explore::{Counterexample, FaultModel, Finding};
 use scenarios::registry::LoadedScenario;
 use scenarios::sweep::parse_seeds;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -48,7 +51,17 @@ written; --json says which under `kind`); 2 bad input; 3 a run panicked (a bug: 
 printed).")]
 pub struct ExploreArgs {
     /// The scenario: a path or a bundled name (`search/paxos-swarm`).
-    pub scenario: String,
+    #[arg(required_unless_present = "merge")]
+    pub scenario: Option<String>,
+    /// Search only shard I of N (from 0): the range's batches of 4096 seeds taken in turn, so
+    /// that N jobs of a batch system (a CI matrix, a Kubernetes Indexed Job, a Slurm array)
+    /// search it together; join their --json outputs with --merge.
+    #[arg(long, value_name = "I/N", value_parser = shard::parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Join the --json outputs of the N shards of one search into exactly what one run over
+    /// the whole range prints (and writes the counterexamples to --out).
+    #[arg(long, value_name = "SHARD.json", num_args = 1.., conflicts_with = "scenario")]
+    pub merge: Vec<PathBuf>,
     /// Seeds to search: a range, `0..10000` (10000 excluded) or `0..=9999`.
     #[arg(long, value_parser = parse_seeds, default_value = "0..10000")]
     pub seeds: std::ops::Range<u64>,
@@ -101,16 +114,22 @@ const MAX_SEEDS: u64 = 1_000_000_000;
 /// large enough to keep every thread busy.
 const BATCH: u64 = 4096;
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Found {
-    kind: &'static str,
+    kind: String,
     file: String,
+    /// The first seed of the search that broke this (the kept counterexample may be another
+    /// of the first few).
+    first_seed: u64,
     #[serde(flatten)]
     counterexample: Counterexample,
+    /// The counterexample file's text, carried by a shard's output for --merge to write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
 }
 
 /// How the search ran (the results never depend on it).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Execution {
     jobs: usize,
 }
@@ -122,12 +141,17 @@ struct Speed {
     seeds_per_second: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Report {
     scenario: String,
     seeds: (u64, u64),
     bugs: Vec<String>,
     sets: Vec<String>,
+    faults: FaultModel,
+    keep_going: bool,
+    /// Which shard of the search this is (I, N), if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<(u64, u64)>,
     seeds_searched: u64,
     found: Vec<Found>,
     execution: Execution,
@@ -135,7 +159,15 @@ struct Report {
 
 /// Runs `dsim explore`.
 pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
-    let src = resolve(&args.scenario)?;
+    if !args.merge.is_empty() {
+        return shard::merge(&args.merge, &args.out, args.json);
+    }
+    let Some(scenario) = &args.scenario else {
+        return Err(CliError::bad_input(
+            "name a scenario to explore (or --merge shards)",
+        ));
+    };
+    let src = resolve(scenario)?;
     let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
     if args.list_bugs {
@@ -175,6 +207,11 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
+        let batch = (start - args.seeds.start) / BATCH;
+        if args.shard.is_some_and(|(i, n)| batch % n != i) {
+            start = end;
+            continue;
+        }
         let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar).map_err(
             |(seed, what)| {
                 bar.finish_and_clear();
@@ -210,8 +247,11 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
                     "liveness"
                 } else {
                     "violation"
-                },
+                }
+                .to_string(),
                 file: path.display().to_string(),
+                first_seed: *seed,
+                text: args.shard.is_some().then(|| cx.text.clone()),
                 counterexample: cx,
             });
             if !args.keep_going {
@@ -230,6 +270,9 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         seeds: (args.seeds.start, args.seeds.end),
         bugs: args.bugs.clone(),
         sets: args.sets.clone(),
+        faults,
+        keep_going: args.keep_going,
+        shard: args.shard,
         seeds_searched: searched,
         found,
         execution: Execution { jobs },
@@ -242,13 +285,18 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         "searched {} seeds in {:.2}s ({:.0} seeds/s on {} worker threads)",
         searched, speed.seconds, speed.seeds_per_second, jobs
     );
-    if args.json {
+    print(&report, args.json)
+}
+
+/// Prints a search's report (JSON or words); exit 1 when it found something.
+fn print(report: &Report, json: bool) -> Result<u8, CliError> {
+    if json {
         out!(
             "{}",
-            serde_json::to_string_pretty(&report).expect("serializes")
+            serde_json::to_string_pretty(report).expect("serializes")
         );
     } else {
-        print_report(&report)?;
+        print_report(report)?;
     }
     Ok(if report.found.is_empty() { OK } else { FAILED })
 }

@@ -338,3 +338,78 @@ fn kept_counterexamples_still_break_what_they_broke() {
         );
     }
 }
+
+/// Goal: a search spread over a batch system's jobs gives what one run gives. Method: the swarm
+/// with a random crash, 9,000 seeds (three batches), once whole and once as three shards merged,
+/// with and without --keep-going. Proves: the same --json (but for how it ran) and the same
+/// counterexample files; a merge missing a shard is refused.
+#[test]
+fn merged_shards_equal_the_single_run() {
+    let dir = scratch("explore-shards");
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for keep_going in [false, true] {
+        let mut args = vec![
+            "explore",
+            "search/paxos-swarm",
+            "--bug",
+            "forget_promise_on_restart",
+            "--crashes",
+            "1",
+            "--window-ms",
+            "50",
+            "--seeds",
+            "0..9000",
+            "--json",
+        ];
+        if keep_going {
+            args.push("--keep-going");
+        }
+        let json = |o: &std::process::Output| {
+            let mut v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+            v.as_object_mut().unwrap().remove("execution");
+            v
+        };
+        let whole_out = at("whole.ron");
+        let mut whole = args.clone();
+        whole.extend(["--out", &whole_out]);
+        let single = dsim(&whole);
+        assert_eq!(single.status.code(), Some(1), "{}", stderr(&single));
+        let written = json(&single)["found"][0]["file"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let single_file = std::fs::read_to_string(&written).unwrap();
+        std::fs::remove_file(&written).unwrap();
+        let mut shards = Vec::new();
+        for i in 0..3 {
+            let (shard, out, file) = (
+                format!("{i}/3"),
+                at(&format!("s{i}.ron")),
+                at(&format!("s{i}.json")),
+            );
+            let mut a = args.clone();
+            a.extend(["--shard", &shard, "--out", &out]);
+            let o = dsim(&a);
+            assert!(
+                o.status.code() == Some(0) || o.status.code() == Some(1),
+                "{}",
+                stderr(&o)
+            );
+            std::fs::write(&file, &o.stdout).unwrap();
+            shards.push(file);
+        }
+        let mut merge = vec!["explore", "--json", "--out", &whole_out, "--merge"];
+        merge.extend(shards.iter().map(String::as_str));
+        let merged = dsim(&merge);
+        assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
+        assert_eq!(json(&merged), json(&single), "keep_going {keep_going}");
+        assert_eq!(std::fs::read_to_string(&written).unwrap(), single_file);
+        let partial = dsim(&["explore", "--merge", &shards[0], &shards[1]]);
+        assert_eq!(partial.status.code(), Some(2));
+        assert!(
+            stderr(&partial).contains("shard 2/3 is missing"),
+            "{}",
+            stderr(&partial)
+        );
+    }
+}
