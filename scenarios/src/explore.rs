@@ -171,6 +171,32 @@ fn judge<P: Protocol>(
     injected: &[Injected],
 ) -> Option<Finding> {
     let report = sim.run();
+    verdict(prep, sim, injected, report)
+}
+
+/// [`judge`], counting the abstract state after every step into `states`.
+fn judge_counting<P: Protocol>(
+    prep: &Prepared<P>,
+    sim: &mut Sim<P::Actor>,
+    injected: &[Injected],
+    states: &mut Vec<u64>,
+    scratch: &mut Vec<u64>,
+) -> Option<Finding> {
+    states.push(sim.abstract_hash(scratch));
+    while sim.step() {
+        states.push(sim.abstract_hash(scratch));
+    }
+    let report = sim.finish();
+    verdict(prep, sim, injected, report)
+}
+
+/// What a finished run found: its first violation, else a liveness failure (see [`judge`]).
+fn verdict<P: Protocol>(
+    prep: &Prepared<P>,
+    sim: &Sim<P::Actor>,
+    injected: &[Injected],
+    report: sim_core::RunReport,
+) -> Option<Finding> {
     if let Some(first) = report.violations.first() {
         // The other invariants the same step broke (not the end-of-run checks of a run the
         // violation cut short).
@@ -247,7 +273,31 @@ pub fn probe_many<P: Protocol>(
     seeds: &[u64],
     faults: &FaultModel,
 ) -> Vec<(u64, Finding)> {
+    probe_chunk(prep, seeds, faults, None)
+}
+
+/// [`probe_many`], also counting coverage: the distinct abstract states (see
+/// `Sim::abstract_hash`) the runs reached, as sorted hashes.
+pub fn probe_covering<P: Protocol>(
+    prep: &Prepared<P>,
+    seeds: &[u64],
+    faults: &FaultModel,
+) -> (Vec<(u64, Finding)>, Vec<u64>) {
+    let mut states = Vec::new();
+    let found = probe_chunk(prep, seeds, faults, Some(&mut states));
+    states.sort_unstable();
+    states.dedup();
+    (found, states)
+}
+
+fn probe_chunk<P: Protocol>(
+    prep: &Prepared<P>,
+    seeds: &[u64],
+    faults: &FaultModel,
+    mut states: Option<&mut Vec<u64>>,
+) -> Vec<(u64, Finding)> {
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
+    let mut scratch = Vec::new();
     seeds
         .iter()
         .filter_map(|&seed| {
@@ -259,7 +309,11 @@ pub fn probe_many<P: Protocol>(
                     sim.schedule(at, action);
                 }
             }
-            judge(prep, &mut sim, &injected).map(|f| (seed, f))
+            let found = match states.as_deref_mut() {
+                Some(states) => judge_counting(prep, &mut sim, &injected, states, &mut scratch),
+                None => judge(prep, &mut sim, &injected),
+            };
+            found.map(|f| (seed, f))
         })
         .collect()
 }

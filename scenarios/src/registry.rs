@@ -66,6 +66,10 @@ pub trait LoadedScenario: Sync {
     /// [`LoadedScenario::probe`] of each seed, faster (one run built, cloned per seed): the
     /// findings in seed order.
     fn probe_many(&self, seeds: &[u64], faults: &FaultModel) -> Vec<(u64, Finding)>;
+    /// [`LoadedScenario::probe_many`], also counting the distinct abstract states reached
+    /// (sorted hashes: actor states, statuses, messages in flight; no times).
+    fn probe_covering(&self, seeds: &[u64], faults: &FaultModel)
+    -> (Vec<(u64, Finding)>, Vec<u64>);
     /// The shrunk counterexample of what `probe` found at `seed`, as a scenario file.
     fn counterexample(
         &self,
@@ -100,6 +104,13 @@ impl<P: Story> LoadedScenario for Prepared<P> {
     }
     fn probe_many(&self, seeds: &[u64], faults: &FaultModel) -> Vec<(u64, Finding)> {
         explore::probe_many(self, seeds, faults)
+    }
+    fn probe_covering(
+        &self,
+        seeds: &[u64],
+        faults: &FaultModel,
+    ) -> (Vec<(u64, Finding)>, Vec<u64>) {
+        explore::probe_covering(self, seeds, faults)
     }
     fn counterexample(
         &self,

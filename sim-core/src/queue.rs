@@ -87,6 +87,11 @@ impl<E> EventQueue<E> {
         self.heap.is_empty()
     }
 
+    /// The pending events in no particular order (allocates nothing; for counting states).
+    pub fn pending(&self) -> impl Iterator<Item = &E> {
+        self.slots.iter().flatten()
+    }
+
     /// The pending events in the order they will pop (allocates; for hashing and inspection).
     pub fn ordered(&self) -> Vec<(Instant, &E)> {
         let mut keys: Vec<Key> = self.heap.iter().map(|Reverse(k)| *k).collect();

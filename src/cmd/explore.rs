@@ -96,6 +96,11 @@ pub struct ExploreArgs {
     /// breaks, instead of stopping at the first.
     #[arg(long)]
     pub keep_going: bool,
+    /// Count the distinct abstract states the search reaches (actor states, node statuses,
+    /// messages in flight; no times) and how the count grows batch by batch: when it
+    /// flattens, more seeds of this fault model find little new. Slower (a hash per step).
+    #[arg(long)]
+    pub coverage: bool,
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
@@ -128,6 +133,40 @@ struct Found {
     text: Option<String>,
 }
 
+/// The distinct abstract states a search reached (actor states, statuses, messages in flight;
+/// no times), and how that count grew: (seeds searched, states) after each batch.
+#[derive(Serialize, Deserialize)]
+struct Coverage {
+    distinct_states: usize,
+    curve: Vec<(u64, usize)>,
+}
+
+/// Two sorted, deduplicated lists as one.
+fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// How the search ran (the results never depend on it).
 #[derive(Serialize, Deserialize)]
 struct Execution {
@@ -152,6 +191,9 @@ struct Report {
     /// Which shard of the search this is (I, N), if one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<(u64, u64)>,
+    /// With --coverage: how many distinct abstract states the search reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    coverage: Option<Coverage>,
     seeds_searched: u64,
     found: Vec<Found>,
     execution: Execution,
@@ -204,6 +246,9 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let mut found: Vec<Found> = Vec::new();
     let mut broken: BTreeSet<String> = BTreeSet::new();
     let mut searched = 0u64;
+    // Coverage: every distinct abstract state so far (sorted), and its count after each batch.
+    let mut states: Vec<u64> = Vec::new();
+    let mut curve: Vec<(u64, usize)> = Vec::new();
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
@@ -212,19 +257,29 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             start = end;
             continue;
         }
-        let findings = probe_batch(&pool, loaded.as_ref(), &faults, start..end, &bar).map_err(
-            |(seed, what)| {
-                bar.finish_and_clear();
-                CliError::bug(format!(
-                    "a bug: a run panicked ({what}).\n  seed: {seed}\n  replay: dsim run {} \
+        let (findings, reached) = probe_batch(
+            &pool,
+            loaded.as_ref(),
+            &faults,
+            start..end,
+            args.coverage,
+            &bar,
+        )
+        .map_err(|(seed, what)| {
+            bar.finish_and_clear();
+            CliError::bug(format!(
+                "a bug: a run panicked ({what}).\n  seed: {seed}\n  replay: dsim run {} \
                      --seed {seed} (with the same --set and --bug flags; injected faults are \
                      drawn from the seed by explore only)\n  please report it with this \
                      scenario file",
-                    src.name
-                ))
-            },
-        )?;
+                src.name
+            ))
+        })?;
         searched += end - start;
+        if args.coverage {
+            states = merge_sorted(&states, &reached);
+            curve.push((searched, states.len()));
+        }
         for (seed, finding) in &findings {
             if !broken.insert(finding.invariant.clone()) {
                 continue;
@@ -273,6 +328,10 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         faults,
         keep_going: args.keep_going,
         shard: args.shard,
+        coverage: args.coverage.then_some(Coverage {
+            distinct_states: states.len(),
+            curve,
+        }),
         seeds_searched: searched,
         found,
         execution: Execution { jobs },
@@ -302,16 +361,18 @@ fn print(report: &Report, json: bool) -> Result<u8, CliError> {
 }
 
 /// A batch's findings in seed order, or the seed at which a run panicked and why.
-type Probed = Result<Vec<(u64, Finding)>, (u64, String)>;
+type Probed = Result<(Vec<(u64, Finding)>, Vec<u64>), (u64, String)>;
 
-/// Probes `seeds` on the pool; the findings in seed order, whatever thread found them. A
-/// panicking actor is a bug in the protocol: its seed comes back as the error (the lowest one,
-/// whatever thread met it first).
+/// Probes `seeds` on the pool; the findings in seed order, whatever thread found them, and
+/// (when `coverage` is asked) the sorted distinct abstract states reached. A panicking actor is
+/// a bug in the protocol: its seed comes back as the error (the lowest one, whatever thread
+/// met it first).
 fn probe_batch(
     pool: &rayon::ThreadPool,
     loaded: &dyn LoadedScenario,
     faults: &FaultModel,
     seeds: std::ops::Range<u64>,
+    coverage: bool,
     bar: &ProgressBar,
 ) -> Probed {
     let seeds: Vec<u64> = seeds.collect();
@@ -319,7 +380,14 @@ fn probe_batch(
         seeds
             .par_chunks(64)
             .map(|chunk| {
-                let found = guarded(|| loaded.probe_many(chunk, faults)).map_err(|_| {
+                let found = guarded(|| {
+                    if coverage {
+                        loaded.probe_covering(chunk, faults)
+                    } else {
+                        (loaded.probe_many(chunk, faults), Vec::new())
+                    }
+                })
+                .map_err(|_| {
                     // Find the seed that panics, one by one.
                     chunk
                         .iter()
@@ -336,11 +404,16 @@ fn probe_batch(
             .collect()
     });
     let mut findings = Vec::new();
+    let mut states = Vec::new();
     for chunk in chunks {
-        findings.extend(chunk?);
+        let (found, reached) = chunk?;
+        findings.extend(found);
+        states.extend(reached);
     }
     findings.sort_by_key(|(seed, _)| *seed);
-    Ok(findings)
+    states.sort_unstable();
+    states.dedup();
+    Ok((findings, states))
 }
 
 /// Runs `work`, turning a panic into its message.
@@ -484,6 +557,18 @@ fn print_report(report: &Report) -> Result<(), CliError> {
         report.seeds.0,
         report.seeds.0 + report.seeds_searched
     );
+    if let Some(c) = &report.coverage {
+        let growth: Vec<String> = c
+            .curve
+            .iter()
+            .map(|(seeds, states)| format!("{states} after {seeds}"))
+            .collect();
+        out!(
+            "coverage: {} distinct states (actors, statuses, messages in flight; no times): {}",
+            c.distinct_states,
+            growth.join(", ")
+        );
+    }
     if report.found.is_empty() {
         out!("no invariant broke in {} seeds", report.seeds_searched);
         return Ok(());

@@ -130,6 +130,8 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         faults: first.faults,
         keep_going: first.keep_going,
         shard: None,
+        // The shards' state sets are not in their outputs, so their union cannot be counted.
+        coverage: None,
         seeds_searched: searched,
         found,
         execution: Execution { jobs: n as usize },
