@@ -101,6 +101,10 @@ pub struct ExploreArgs {
     /// flattens, more seeds of this fault model find little new. Slower (a hash per step).
     #[arg(long)]
     pub coverage: bool,
+    /// Draw the coverage curve (distinct states against seeds) as an SVG picture to FILE;
+    /// implies --coverage.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
@@ -238,6 +242,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     }
     refuse_own_input(&args.out, Path::new(&src.name))?;
     let faults = fault_model(&args)?;
+    let coverage = args.coverage || args.plot.is_some();
     let (pool, jobs) = worker_pool(args.jobs)?;
     let bar = progress(seed_count, args.json);
     let origin = origin(&src.name, &args.bugs, &args.sets, &faults);
@@ -257,26 +262,21 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             start = end;
             continue;
         }
-        let (findings, reached) = probe_batch(
-            &pool,
-            loaded.as_ref(),
-            &faults,
-            start..end,
-            args.coverage,
-            &bar,
-        )
-        .map_err(|(seed, what)| {
-            bar.finish_and_clear();
-            CliError::bug(format!(
-                "a bug: a run panicked ({what}).\n  seed: {seed}\n  replay: dsim run {} \
+        let (findings, reached) =
+            probe_batch(&pool, loaded.as_ref(), &faults, start..end, coverage, &bar).map_err(
+                |(seed, what)| {
+                    bar.finish_and_clear();
+                    CliError::bug(format!(
+                        "a bug: a run panicked ({what}).\n  seed: {seed}\n  replay: dsim run {} \
                      --seed {seed} (with the same --set and --bug flags; injected faults are \
                      drawn from the seed by explore only)\n  please report it with this \
                      scenario file",
-                src.name
-            ))
-        })?;
+                        src.name
+                    ))
+                },
+            )?;
         searched += end - start;
-        if args.coverage {
+        if coverage {
             states = merge_sorted(&states, &reached);
             curve.push((searched, states.len()));
         }
@@ -328,7 +328,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         faults,
         keep_going: args.keep_going,
         shard: args.shard,
-        coverage: args.coverage.then_some(Coverage {
+        coverage: coverage.then_some(Coverage {
             distinct_states: states.len(),
             curve,
         }),
@@ -344,6 +344,22 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         "searched {} seeds in {:.2}s ({:.0} seeds/s on {} worker threads)",
         searched, speed.seconds, speed.seeds_per_second, jobs
     );
+    if let (Some(path), Some(c)) = (&args.plot, &report.coverage) {
+        let points = c.curve.iter().map(|&(s, n)| (s as f64, n as f64)).collect();
+        let chart = crate::cmd::ring::svg::Chart {
+            title: format!("coverage of {}", report.scenario),
+            x_label: "seeds searched".into(),
+            y_label: "distinct states".into(),
+            log_x: false,
+            log_y: false,
+            series: vec![crate::cmd::ring::svg::Series::line(
+                "distinct abstract states",
+                points,
+                false,
+            )],
+        };
+        crate::cmd::ring::write_plot(Some(path), &chart)?;
+    }
     print(&report, args.json)
 }
 

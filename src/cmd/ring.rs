@@ -7,7 +7,7 @@
 
 mod experiments;
 mod limits;
-mod svg;
+pub(crate) mod svg;
 
 use crate::exit::CliError;
 use crate::output::out;
@@ -706,7 +706,7 @@ fn measure_change(args: &MoveArgs, cluster: &Cluster, keys: &KeySet) -> Change {
 /// Writes `chart` to `path` when a plot was asked for.
 pub(crate) fn write_plot(path: Option<&PathBuf>, chart: &svg::Chart) -> Result<(), CliError> {
     if let Some(path) = path {
-        std::fs::write(path, chart.render()).map_err(|e| CliError::io(path, e))?;
+        crate::output::write_atomically(path, &chart.render())?;
         eprintln!("plot written to {}", path.display());
     }
     Ok(())

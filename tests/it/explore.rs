@@ -417,7 +417,7 @@ fn merged_shards_equal_the_single_run() {
 /// Goal: coverage says when more seeds stop finding new territory. Method: the correct swarm
 /// over 5,000 seeds (two batches) with --coverage, at 1 and 2 jobs. Proves: the count of
 /// distinct abstract states is reported after each batch, never shrinks, grows with the
-/// second batch, and is the same at any --jobs.
+/// second batch, and is the same at any --jobs; --plot draws it as an SVG picture.
 #[test]
 fn coverage_counts_distinct_states_batch_by_batch() {
     let curve = |jobs: &str| {
@@ -446,4 +446,19 @@ fn coverage_counts_distinct_states_batch_by_batch() {
     assert_eq!(points.iter().map(|p| p.0).collect::<Vec<_>>(), [4096, 5000]);
     assert!(points[0].1 > 100 && points[1].1 > points[0].1, "{points:?}");
     assert_eq!(one["distinct_states"].as_u64(), Some(points[1].1));
+    let plot = scratch("explore-coverage").join("coverage.svg");
+    let o = dsim(&[
+        "explore",
+        "search/paxos-swarm",
+        "--seeds",
+        "0..300",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("distinct abstract states"),
+        "{svg}"
+    );
 }
