@@ -32,8 +32,17 @@ pub struct Finding {
     pub step: u64,
     /// When, in virtual nanoseconds.
     pub time_ns: u64,
-    /// Other invariants the same step broke.
-    pub also: Vec<String>,
+}
+
+impl Finding {
+    /// `"liveness"` for a liveness failure, `"violation"` for a broken invariant.
+    pub fn kind(&self) -> &'static str {
+        if self.invariant == LIVENESS {
+            "liveness"
+        } else {
+            "violation"
+        }
+    }
 }
 
 /// A shrunk counterexample, ready to be written.
@@ -135,6 +144,10 @@ impl FaultModel {
     }
 }
 
+/// Failing seeds of one invariant (the first ones of their batch) whose shrunk schedules a
+/// search compares, to keep the shortest.
+pub const SHRINK_CANDIDATES: usize = 4;
+
 /// The most runs one shrink may take: beyond, the schedule is left as shrunk so far.
 pub const MAX_SHRINK_RUNS: u64 = 20_000;
 
@@ -151,12 +164,34 @@ fn build<P: Protocol>(prep: &Prepared<P>, seed: u64, injected: &[Injected]) -> S
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
     }
-    for fault in injected {
-        for (at, action) in fault.actions() {
-            sim.schedule(at, action);
+    Injected::inject(injected, &mut sim);
+    sim
+}
+
+/// Two sorted, deduplicated lists of state hashes as one (coverage across chunks and batches).
+pub fn union_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
         }
     }
-    sim
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The name a liveness failure goes by where an invariant's name would be.
@@ -198,19 +233,11 @@ fn verdict<P: Protocol>(
     report: sim_core::RunReport,
 ) -> Option<Finding> {
     if let Some(first) = report.violations.first() {
-        // The other invariants the same step broke (not the end-of-run checks of a run the
-        // violation cut short).
-        let also: BTreeSet<String> = report.violations[1..]
-            .iter()
-            .filter(|v| !v.at_end && v.step == first.step && v.invariant != first.invariant)
-            .map(|v| v.invariant.clone())
-            .collect();
         return Some(Finding {
             invariant: first.invariant.clone(),
             message: first.message.clone(),
             step: first.step,
             time_ns: first.time.0,
-            also: also.into_iter().collect(),
         });
     }
     let bound = P::progress_bound(&prep.doc.config)?;
@@ -233,7 +260,6 @@ fn verdict<P: Protocol>(
         ),
         step: report.steps,
         time_ns: report.time.0,
-        also: Vec::new(),
     })
 }
 
@@ -304,11 +330,7 @@ fn probe_chunk<P: Protocol>(
             let mut sim = template.clone();
             sim.reseed(seed);
             let injected = faults.draw(seed, prep.nodes.len());
-            for fault in &injected {
-                for (at, action) in fault.actions() {
-                    sim.schedule(at, action);
-                }
-            }
+            Injected::inject(&injected, &mut sim);
             let found = match states.as_deref_mut() {
                 Some(states) => judge_counting(prep, &mut sim, &injected, states, &mut scratch),
                 None => judge(prep, &mut sim, &injected),
@@ -541,11 +563,7 @@ fn expected_violations<P: Protocol>(
     choices: &[Choice],
 ) -> String {
     let mut sim = run::build(prep, seed);
-    for fault in injected {
-        for (at, action) in fault.actions() {
-            sim.schedule(at, action);
-        }
-    }
+    Injected::inject(injected, &mut sim);
     sim.follow(choices);
     let names: BTreeSet<String> = sim
         .run()

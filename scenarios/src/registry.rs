@@ -70,6 +70,24 @@ pub trait LoadedScenario: Sync {
     /// (sorted hashes: actor states, statuses, messages in flight; no times).
     fn probe_covering(&self, seeds: &[u64], faults: &FaultModel)
     -> (Vec<(u64, Finding)>, Vec<u64>);
+    /// The shortest shrunk counterexample of `invariant` among the first
+    /// [`explore::SHRINK_CANDIDATES`] seeds of `findings` (in seed order) that broke it: a
+    /// seed's own draws decide how far its schedule shrinks. The earliest seed on a tie.
+    fn shortest_counterexample(
+        &self,
+        findings: &[(u64, Finding)],
+        invariant: &str,
+        faults: &FaultModel,
+        origin: &str,
+    ) -> Counterexample {
+        findings
+            .iter()
+            .filter(|(_, f)| f.invariant == invariant)
+            .take(explore::SHRINK_CANDIDATES)
+            .map(|(seed, f)| self.counterexample(*seed, faults, f, origin))
+            .min_by_key(|cx| cx.choices.len())
+            .expect("a finding of the invariant is among the candidates")
+    }
     /// The shrunk counterexample of what `probe` found at `seed`, as a scenario file.
     fn counterexample(
         &self,

@@ -109,11 +109,7 @@ pub fn build_capped<P: Protocol>(
     for (at, action) in &prep.timeline {
         sim.schedule(*at, action.clone());
     }
-    for fault in &prep.injected {
-        for (at, action) in fault.actions() {
-            sim.schedule(at, action);
-        }
-    }
+    crate::schedule::Injected::inject(&prep.injected, &mut sim);
     if let Some(choices) = &prep.schedule {
         sim.follow(choices);
     }

@@ -69,6 +69,16 @@ impl Injected {
         }
     }
 
+    /// Queues every fault of `faults` on `sim` (its start and end), after what is queued at
+    /// the same instants already: how a run, a search and a counterexample inject them alike.
+    pub fn inject<A: sim_core::Actor>(faults: &[Injected], sim: &mut sim_core::Sim<A>) {
+        for fault in faults {
+            for (at, action) in fault.actions() {
+                sim.schedule(at, action);
+            }
+        }
+    }
+
     /// As a file writes it: `Crash("a2", 8, 12)`.
     pub fn text(&self, nodes: &[String]) -> String {
         let name = |n: &NodeId| {
@@ -281,7 +291,7 @@ pub fn entry_of(
 
 /// A `schedule: [...]` field's text, one choice per line, each followed by its comment
 /// (`describe` says in words what the choice does, or nothing).
-pub fn schedule_text(
+fn schedule_text(
     choices: &[Choice],
     nodes: &[String],
     describe: impl Fn(Choice) -> Option<String>,

@@ -228,11 +228,6 @@ impl Draws {
             Err(_) => drawn,
         }
     }
-
-    /// How many draws were taken.
-    pub fn taken(&self) -> u64 {
-        self.taken
-    }
 }
 
 #[cfg(test)]

@@ -113,10 +113,6 @@ pub struct ExploreArgs {
     pub list_bugs: bool,
 }
 
-/// Failing seeds of one invariant (the first ones of their batch) shrunk to pick the shortest
-/// counterexample.
-const SHRINK_CANDIDATES: usize = 4;
-
 /// The most seeds one search may ask for.
 const MAX_SEEDS: u64 = 1_000_000_000;
 /// Seeds probed between two looks for a finding: small enough to stop soon after the first,
@@ -143,32 +139,6 @@ struct Found {
 struct Coverage {
     distinct_states: usize,
     curve: Vec<(u64, usize)>,
-}
-
-/// Two sorted, deduplicated lists as one.
-fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// How the search ran (the results never depend on it).
@@ -277,7 +247,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             )?;
         searched += end - start;
         if coverage {
-            states = merge_sorted(&states, &reached);
+            states = scenarios::explore::union_sorted(&states, &reached);
             curve.push((searched, states.len()));
         }
         for (seed, finding) in &findings {
@@ -285,25 +255,13 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
                 continue;
             }
             bar.set_message(format!("{} found, shrinking seed {seed}", found.len() + 1));
-            // The shortest of the first few seeds' shrunk schedules of this invariant (the
-            // seed's own draws decide how far one shrinks), the earliest seed on a tie.
-            let cx = findings
-                .iter()
-                .filter(|(_, f)| f.invariant == finding.invariant)
-                .take(SHRINK_CANDIDATES)
-                .map(|(seed, f)| loaded.counterexample(*seed, &faults, f, &origin))
-                .min_by_key(|cx| cx.choices.len())
-                .expect("the finding itself is a candidate");
+            let cx =
+                loaded.shortest_counterexample(&findings, &finding.invariant, &faults, &origin);
             let path = out_path(&args.out, &finding.invariant, args.keep_going);
             write_atomically(&path, &cx.text)?;
             bar.set_message(format!("{} found", found.len() + 1));
             found.push(Found {
-                kind: if finding.invariant == scenarios::explore::LIVENESS {
-                    "liveness"
-                } else {
-                    "violation"
-                }
-                .to_string(),
+                kind: finding.kind().to_string(),
                 file: path.display().to_string(),
                 first_seed: *seed,
                 text: args.shard.is_some().then(|| cx.text.clone()),
