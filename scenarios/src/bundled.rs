@@ -44,6 +44,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "search/paxos-swarm" => "search/paxos-swarm.ron",
     "search/paxos-crash" => "search/paxos-crash.ron",
     "search/raft-election" => "search/raft-election.ron",
+    "search/paxos-exhaustive" => "search/paxos-exhaustive.ron",
 };
 
 /// The bundled scenario called `name`.

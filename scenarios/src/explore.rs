@@ -547,6 +547,11 @@ fn describe<P: Protocol>(
                     "{}'s random draw #{nth} answers {v}",
                     prep.nodes.get(n.index()).map(String::as_str).unwrap_or("?")
                 ),
+                Choice::Timer(n, nth, d) => format!(
+                    "{}'s timer #{nth} fires after {} ms",
+                    prep.nodes.get(n.index()).map(String::as_str).unwrap_or("?"),
+                    ms_text(d)
+                ),
             };
             (c, words)
         })

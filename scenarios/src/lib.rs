@@ -18,6 +18,7 @@
 
 pub mod bundled;
 pub mod diagnostic;
+pub mod exhaustive;
 pub mod explore;
 pub mod load;
 pub mod offline;

@@ -96,6 +96,13 @@ pub trait LoadedScenario: Sync {
         finding: &Finding,
         origin: &str,
     ) -> Counterexample;
+    /// Every interleaving of the file's configuration (see [`crate::exhaustive`]).
+    fn exhaustive(
+        &self,
+        settings: &crate::exhaustive::Settings,
+        origin: &str,
+        progress: &mut dyn FnMut(&sim_core::exhaustive::Stats),
+    ) -> Result<crate::exhaustive::Outcome, String>;
 }
 
 impl<P: Story> LoadedScenario for Prepared<P> {
@@ -138,6 +145,14 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         origin: &str,
     ) -> Counterexample {
         explore::counterexample(self, seed, faults, finding, origin)
+    }
+    fn exhaustive(
+        &self,
+        settings: &crate::exhaustive::Settings,
+        origin: &str,
+        progress: &mut dyn FnMut(&sim_core::exhaustive::Stats),
+    ) -> Result<crate::exhaustive::Outcome, String> {
+        crate::exhaustive::explore(self, settings, origin, progress)
     }
 }
 

@@ -192,6 +192,11 @@ fn spec_of(choice: Choice, nodes: &[String]) -> ChoiceSpec {
         Choice::Draw(n, nth, v) => {
             ChoiceSpec::Draw(nodes.get(n.index()).cloned().unwrap_or_default(), nth, v)
         }
+        Choice::Timer(n, nth, d) => ChoiceSpec::Timer(
+            nodes.get(n.index()).cloned().unwrap_or_default(),
+            nth,
+            d.0 as f64 / 1e6,
+        ),
     }
 }
 
@@ -204,6 +209,10 @@ pub fn choice_text(choice: Choice, nodes: &[String]) -> String {
         Choice::Draw(n, nth, v) => {
             let name = nodes.get(n.index()).map(String::as_str).unwrap_or("?");
             format!("Draw({name:?}, {nth}, {v})")
+        }
+        Choice::Timer(n, nth, d) => {
+            let name = nodes.get(n.index()).map(String::as_str).unwrap_or("?");
+            format!("Timer({name:?}, {nth}, {})", ms_text(d))
         }
     }
 }
@@ -245,6 +254,11 @@ pub fn entry_of(
             Entry::Choice(Choice::Copy(MsgId(*m), duration_of_ms(*ms, cap_ms)?))
         }
         ChoiceSpec::Draw(name, nth, v) => Entry::Choice(Choice::Draw(known(name)?, *nth, *v)),
+        ChoiceSpec::Timer(name, nth, ms) => Entry::Choice(Choice::Timer(
+            known(name)?,
+            *nth,
+            duration_of_ms(*ms, cap_ms)?,
+        )),
         ChoiceSpec::Crash(name, at, back) => {
             span("a crash", *at, *back)?;
             Entry::Fault(Injected::Crash {

@@ -110,6 +110,10 @@ pub enum ChoiceSpec {
     /// election timeout in microseconds, a Paxos back-off in milliseconds); clamped to the
     /// range the node draws from: `Draw("nodo-2", 1, 150000)`.
     Draw(String, u64, u64),
+    /// The node's n-th timer (from 1, counting every arming) fires this many milliseconds
+    /// after it was armed, whatever the node asked for: `Timer("p1", 2, 7.0)`. How a path
+    /// found by `dsim explore --exhaustive` is replayed in time.
+    Timer(String, u64, f64),
     /// Crash the node at the first time (ms) and restart it at the second: `Crash("a2", 8, 12)`.
     Crash(String, u64, u64),
     /// Pause the node at the first time (ms) and resume it at the second.

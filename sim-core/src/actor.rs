@@ -19,7 +19,7 @@ use std::hash::Hash;
 ///
 /// Implement it with [`message!`](crate::message), which derives both items from the enum's
 /// variant names, so the list of kinds and `kind()` cannot disagree.
-pub trait Message: Clone + Debug + Hash + Serialize + DeserializeOwned + 'static {
+pub trait Message: Clone + Debug + Hash + Serialize + DeserializeOwned + Send + 'static {
     /// Every kind this protocol sends, for validating scenario rules and `dsim list --kinds`.
     const KINDS: &'static [&'static str];
     /// The stable short label of this message (one of [`Message::KINDS`]), used by network rules,
@@ -59,16 +59,17 @@ pub struct RoleClaim {
     pub epoch: u64,
 }
 
-/// A protocol node. `Clone` so that a whole simulation can be forked at a step; `Hash` so that a
+/// A protocol node. `Clone` so that a whole simulation can be forked at a step; `Send` so that
+/// an exhaustive search can expand states on several threads; `Hash` so that a
 /// search can recognise a state it has seen (hashed with [`crate::hash::stable_hash`], never with
 /// a randomly keyed hasher).
-pub trait Actor: Clone + Debug + Hash + 'static {
+pub trait Actor: Clone + Debug + Hash + Send + 'static {
     /// The messages this node exchanges.
     type Msg: Message;
     /// Timer tags; setting a tag that is already pending re-arms it.
-    type Timer: Clone + Debug + PartialEq + Hash + Serialize + DeserializeOwned + 'static;
+    type Timer: Clone + Debug + PartialEq + Hash + Serialize + DeserializeOwned + Send + 'static;
     /// Facts the node publishes for invariant checkers ("chose v", "leader of term t").
-    type Note: Clone + Debug + Serialize + DeserializeOwned + 'static;
+    type Note: Clone + Debug + Serialize + DeserializeOwned + Send + 'static;
     /// What a scenario can tell the node to do ("propose", "put k v").
     type Command: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
 

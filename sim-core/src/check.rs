@@ -11,9 +11,10 @@ use crate::trace::{Kinds, Record};
 use dyn_clone::DynClone;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
+use std::hash::{Hash, Hasher};
 
 /// A property every run must keep. Stateful, so it can remember history (who led which term).
-pub trait Invariant<A: Actor>: DynClone + Debug {
+pub trait Invariant<A: Actor>: DynClone + Debug + Send {
     /// A short claim-like name: "agreement", "at-most-one-leader-per-term".
     fn name(&self) -> &'static str;
     /// Reads one record; `Err` explains in words what went wrong.
@@ -24,6 +25,14 @@ pub trait Invariant<A: Actor>: DynClone + Debug {
     fn reads(&self) -> Kinds {
         Kinds::ALL
     }
+    /// Hashes what this invariant remembers of the run so far (the first value chosen, who
+    /// led which term): an exhaustive search merges two states only when their memories agree
+    /// too, or merging could hide a violation. By default the `Debug` text, which shows every
+    /// field; an invariant whose fields are `Hash` says `hash_memory(self, state)` instead,
+    /// which is faster.
+    fn memory(&self, state: &mut dyn Hasher) {
+        format!("{self:?}").hash(&mut &mut *state);
+    }
     /// Called once when the run ends, for properties of the whole run (liveness bounds).
     fn finish(&mut self, end: Instant) -> Result<(), String> {
         let _ = end;
@@ -32,6 +41,12 @@ pub trait Invariant<A: Actor>: DynClone + Debug {
 }
 
 dyn_clone::clone_trait_object!(<A> Invariant<A> where A: Actor);
+
+/// Hashes `memory` into `state`: the body of [`Invariant::memory`] for an invariant whose
+/// fields are `Hash`.
+pub fn hash_memory<T: Hash + ?Sized>(memory: &T, state: &mut dyn Hasher) {
+    memory.hash(&mut &mut *state);
+}
 
 /// An invariant that failed, where and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +151,13 @@ impl<A: Actor> Checker<A> {
             }
         }
         &self.violations[before..]
+    }
+
+    /// Hashes what every invariant remembers (see [`Invariant::memory`]).
+    pub fn memory(&self, state: &mut dyn Hasher) {
+        for inv in &self.invariants {
+            inv.memory(state);
+        }
     }
 
     /// Every violation found so far, in order.

@@ -13,6 +13,31 @@ pub fn stable_hash<T: Hash + ?Sized>(value: &T) -> u64 {
     h.finish()
 }
 
+/// A hasher that gathers the bytes it is fed and hashes them at once, for a value hashed in
+/// many small writes (a whole simulation state): XXH3 over one buffer is several times faster
+/// than XXH3 fed write by write, and gives the same quality of hash. The buffer is kept
+/// between uses, so hashing allocates nothing once warm.
+#[derive(Clone, Debug, Default)]
+pub struct BufferHasher {
+    bytes: Vec<u8>,
+}
+
+impl BufferHasher {
+    /// Empties the buffer for a new value.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+    }
+}
+
+impl Hasher for BufferHasher {
+    fn finish(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.bytes)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,18 +18,21 @@
 //! - [`queue`]: the (time, seq) event queue.
 //! - [`trace`]: trace records and sinks, and the record `Kinds` an invariant reads.
 //! - [`check`]: the `Invariant` trait and the `Checker` that runs invariants over records.
-//! - [`kernel`]: `Sim`, the event loop that ties it together.
+//! - [`kernel`]: `Sim`, the event loop that ties it together (and its untimed stepping).
+//! - [`exhaustive`]: every interleaving of a small configuration, states counted and merged.
 //! - [`protocol`]: a protocol's model (config, nodes, invariants, expectation checks).
 //! - [`harness`]: one test harness for any protocol (script by name, run, read back).
 //!
 //! **Architecture invariant:** the same (actors, schedule, seed) gives the same records, byte for
-//! byte. No `HashMap` iteration, no wall clock, no float decisions, no threads.
+//! byte. No `HashMap` iteration, no wall clock, no float decisions, and no threads in a run (an
+//! exhaustive search expands states on several, and merges them in a fixed order).
 #![warn(missing_docs)]
 
 pub mod action;
 pub mod actor;
 pub mod check;
 pub mod clock;
+pub mod exhaustive;
 pub mod harness;
 pub mod hash;
 pub mod id;
@@ -49,7 +52,7 @@ pub use check::{Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId};
-pub use kernel::{Limits, NetStats, RunReport, Sim, SimConfig, Status, StopReason};
+pub use kernel::{Limits, Move, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken};
 pub use link::{Latency, LinkConfig};
 pub use net::{DropReason, FaultRule, RuleAction};
 pub use oracle::{Choice, Draws, Oracle};

@@ -31,6 +31,10 @@ pub enum Choice {
     Copy(MsgId, Duration),
     /// The n-th random draw (from 1) of a node answers this value (clamped to the draw's range).
     Draw(NodeId, u64, u64),
+    /// The n-th timer (from 1) a node arms fires after this long in true time, whatever the
+    /// node asked for: a clock that runs fast or slow, and how an untimed path found by
+    /// exhaustive exploration is replayed in time.
+    Timer(NodeId, u64, Duration),
 }
 
 impl Choice {
@@ -38,7 +42,7 @@ impl Choice {
     pub fn message(self) -> Option<MsgId> {
         match self {
             Choice::Lose(m) | Choice::Latency(m, _) | Choice::Copy(m, _) => Some(m),
-            Choice::Draw(..) => None,
+            Choice::Draw(..) | Choice::Timer(..) => None,
         }
     }
 }
@@ -112,7 +116,7 @@ impl Oracle {
                 Choice::Lose(_) => fate.lose = true,
                 Choice::Latency(_, d) => fate.latency = Some(d),
                 Choice::Copy(_, d) => fate.copy = Some(d),
-                Choice::Draw(..) => {}
+                Choice::Draw(..) | Choice::Timer(..) => {}
             }
         }
         Oracle {
@@ -192,20 +196,38 @@ fn random_fate(rng: &mut SimRng, link: &LinkConfig, rule_copies: bool) -> Fate {
 /// A node's random draws: its own seeded stream, with some draws pinned by a schedule.
 #[derive(Clone, Debug)]
 pub struct Draws {
-    rng: SimRng,
+    /// Boxed: a run has a few of these and draws rarely, and an exhaustive search keeps
+    /// millions of states, each with one per node.
+    rng: Box<SimRng>,
     taken: u64,
     /// (n, value), sorted by n.
     pins: Vec<(u64, u64)>,
+    /// Every draw answers its range's low end (exhaustive exploration: see [`Draws::fix`]).
+    fixed: bool,
 }
 
 impl Draws {
     /// Draws from `rng`, none pinned.
     pub fn new(rng: SimRng) -> Draws {
         Draws {
-            rng,
+            rng: Box::new(rng),
             taken: 0,
             pins: Vec::new(),
+            fixed: false,
         }
+    }
+
+    /// From now on every draw answers the low end of its range and consumes nothing: the
+    /// answer depends on nothing but the question, so a state that an exhaustive search
+    /// merges by its hash has one future. (The bundled protocols draw only timer durations,
+    /// which an untimed network ignores.)
+    pub fn fix(&mut self) {
+        self.fixed = true;
+    }
+
+    /// How many draws the node has made.
+    pub fn taken(&self) -> u64 {
+        self.taken
     }
 
     /// Makes the `nth` draw (from 1) answer `value`.
@@ -219,6 +241,9 @@ impl Draws {
     /// A uniform integer in `[low, high]`, unless this draw is pinned.
     pub fn between(&mut self, low: u64, high: u64) -> u64 {
         self.taken += 1;
+        if self.fixed {
+            return low;
+        }
         let drawn = self.rng.between(low, high);
         if self.pins.is_empty() {
             return drawn;
@@ -227,6 +252,42 @@ impl Draws {
             Ok(i) => self.pins[i].1.clamp(low, high),
             Err(_) => drawn,
         }
+    }
+}
+
+/// A node's timer armings, counted, with some durations pinned by a schedule
+/// ([`Choice::Timer`]).
+#[derive(Clone, Debug, Default)]
+pub struct Armings {
+    armed: u64,
+    /// (n, true-time duration), sorted by n.
+    pins: Vec<(u64, Duration)>,
+}
+
+impl Armings {
+    /// Makes the `nth` arming (from 1) fire after `after`.
+    pub fn pin(&mut self, nth: u64, after: Duration) {
+        match self.pins.binary_search_by_key(&nth, |p| p.0) {
+            Ok(i) => self.pins[i].1 = after,
+            Err(i) => self.pins.insert(i, (nth, after)),
+        }
+    }
+
+    /// Counts one arming; answers its pinned duration, if any.
+    pub fn arm(&mut self) -> Option<Duration> {
+        self.armed += 1;
+        if self.pins.is_empty() {
+            return None;
+        }
+        self.pins
+            .binary_search_by_key(&self.armed, |p| p.0)
+            .ok()
+            .map(|i| self.pins[i].1)
+    }
+
+    /// How many timers the node has armed.
+    pub fn armed(&self) -> u64 {
+        self.armed
     }
 }
 

@@ -131,6 +131,21 @@ pub trait Protocol: 'static {
         Ok(())
     }
 
+    /// What must be reachable in an exhaustive exploration of `config` ("a value is chosen",
+    /// "a leader is elected"): the search reports an example path for each, or says that none
+    /// exists. None by default.
+    fn sometimes(config: &Self::Config) -> Vec<crate::exhaustive::Sometimes<Self::Actor>> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// The epoch a node is in (a Raft term, a Paxos round), which an exhaustive search can
+    /// bound (`--max-epoch`); `None` (the default) for a protocol without one.
+    fn epoch(actor: &Self::Actor) -> Option<u64> {
+        let _ = actor;
+        None
+    }
+
     /// Node names that a command mentions (besides the node it is sent to).
     fn command_nodes(command: &<Self::Actor as Actor>::Command) -> Vec<String> {
         let _ = command;

@@ -92,6 +92,44 @@ impl<E> EventQueue<E> {
         self.slots.iter().flatten()
     }
 
+    /// Every pending event with its slot, time and sequence number, in no particular order:
+    /// what an untimed search chooses among (see `Sim::moves`).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, Instant, u64, &E)> {
+        self.heap.iter().map(|Reverse(k)| {
+            let event = self.slots[k.slot as usize]
+                .as_ref()
+                .expect("queue slot of a live key is filled");
+            (k.slot, k.time, k.seq, event)
+        })
+    }
+
+    /// The event in `slot`, if one is pending there.
+    pub fn get(&self, slot: u32) -> Option<&E> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// The event in `slot`, mutably.
+    pub fn get_mut(&mut self, slot: u32) -> Option<&mut E> {
+        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
+    }
+
+    /// Takes the event in `slot` out of the queue, whatever its time: an untimed search picks
+    /// the next event itself. Linear in the queue's length (untimed runs keep it short).
+    pub fn remove(&mut self, slot: u32) -> Option<(Instant, E)> {
+        let event = self.slots.get_mut(slot as usize)?.take()?;
+        let mut time = Instant::ZERO;
+        self.heap.retain(|Reverse(k)| {
+            if k.slot == slot {
+                time = k.time;
+                false
+            } else {
+                true
+            }
+        });
+        self.free.push(slot);
+        Some((time, event))
+    }
+
     /// The pending events in the order they will pop (allocates; for hashing and inspection).
     pub fn ordered(&self) -> Vec<(Instant, &E)> {
         let mut keys: Vec<Key> = self.heap.iter().map(|Reverse(k)| *k).collect();

@@ -313,7 +313,7 @@ impl<A: Actor> Event<A> {
 }
 
 /// Where records go as they are made.
-pub trait TraceSink<A: Actor> {
+pub trait TraceSink<A: Actor>: Send {
     /// Takes one record. A sink that can fail (a file) keeps its first error for the caller.
     fn record(&mut self, record: &Record<A>);
 }

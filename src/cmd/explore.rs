@@ -2,6 +2,7 @@
 //! found to a handful of choices, and write it as a scenario file that `dsim run` replays.
 //! `shard` splits a search for a batch system and merges the shards' results.
 
+mod exhaustive;
 mod shard;
 
 use crate::exit::{CliError, FAILED, OK};
@@ -111,6 +112,65 @@ pub struct ExploreArgs {
     /// Name the scenario protocol's bug knobs and what each breaks, and exit.
     #[arg(long)]
     pub list_bugs: bool,
+    /// Visit every state of the configuration instead of sampling seeds: any message in
+    /// flight may arrive next, any pending timer may fire, the timeline's steps happen in
+    /// order anywhere in between (the clock stands still). Counts the distinct states.
+    #[arg(long, help_heading = "Exhaustive exploration")]
+    pub exhaustive: bool,
+    /// Breadth first (the default): a shortest path to a violation.
+    #[arg(
+        long,
+        requires = "exhaustive",
+        conflicts_with = "dfs",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub bfs: bool,
+    /// Depth first: less memory, paths not the shortest (one thread).
+    #[arg(long, requires = "exhaustive", help_heading = "Exhaustive exploration")]
+    pub dfs: bool,
+    /// Do not expand states this many moves from the start.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub max_depth: Option<u32>,
+    /// Let a path lose up to K messages.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 0,
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub loss_budget: u32,
+    /// Let a path deliver up to K messages twice (each at most once more).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 0,
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub dup_budget: u32,
+    /// Leave out states where a node's epoch (a Raft term) is past N.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub max_epoch: Option<u64>,
+    /// Stop (incomplete) after this many distinct states.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20_000_000,
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub max_states: u64,
 }
 
 /// The most seeds one search may ask for.
@@ -197,6 +257,9 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let loaded = protocol
         .load(&src.name, &text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
+    if args.exhaustive {
+        return exhaustive::run(&args, loaded.as_ref(), &src.name);
+    }
     if loaded.has_schedule() {
         return Err(CliError::bad_input(format!(
             "{}: the file fixes its own `schedule:`, so every seed runs the same network; \
@@ -487,7 +550,12 @@ fn out_path(out: &Path, invariant: &str, per_invariant: bool) -> PathBuf {
 }
 
 /// The search in words, for the counterexample's header.
-fn origin(scenario: &str, bugs: &[String], sets: &[String], faults: &FaultModel) -> String {
+pub(crate) fn origin(
+    scenario: &str,
+    bugs: &[String],
+    sets: &[String],
+    faults: &FaultModel,
+) -> String {
     let mut words = format!("dsim explore {scenario}");
     for (flag, n) in [
         ("--crashes", faults.crashes),

@@ -158,7 +158,7 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
     buf.extend_from_slice(b"}\n");
 }
 
-impl<A: Actor, W: Write> TraceSink<A> for JsonLinesSink<W> {
+impl<A: Actor, W: Write + Send> TraceSink<A> for JsonLinesSink<W> {
     fn record(&mut self, record: &Record<A>) {
         if self.error.is_some() {
             return;
@@ -173,11 +173,14 @@ impl<A: Actor, W: Write> TraceSink<A> for JsonLinesSink<W> {
 
 /// A sink that writes into a shared in-memory buffer (for tests, goldens and `--check-determinism`).
 #[derive(Clone, Default)]
-pub struct SharedBuffer(pub std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+pub struct SharedBuffer(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl Write for SharedBuffer {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
+        self.0
+            .lock()
+            .expect("a writer panicked")
+            .extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -188,6 +191,6 @@ impl Write for SharedBuffer {
 impl SharedBuffer {
     /// The bytes written so far, as text.
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.borrow()).into_owned()
+        String::from_utf8_lossy(&self.0.lock().expect("a writer panicked")).into_owned()
     }
 }

@@ -121,7 +121,7 @@ fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f
     }
     // The buffer is reused across rounds, so its pages are already mapped: this measures
     // writing the trace, not the kernel's page faults.
-    buffer.0.borrow_mut().clear();
+    buffer.0.lock().expect("one thread").clear();
     let region = Region::new(GLOBAL);
     let start = std::time::Instant::now();
     for _ in 0..EVENTS {
@@ -130,7 +130,7 @@ fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f
     let ns = start.elapsed().as_nanos() as f64 / EVENTS as f64;
     let change = region.change();
     let allocs = change.allocations + change.reallocations;
-    std::hint::black_box(buffer.0.borrow().len());
+    std::hint::black_box(buffer.0.lock().expect("one thread").len());
     (ns, allocs as f64 / EVENTS as f64)
 }
 

@@ -10,8 +10,10 @@ use crate::paxos::PaxosNode;
 use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
+use sim_core::check::hash_memory;
 use sim_core::{Event, Invariant, Kinds, Record};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::hash::Hasher;
 
 /// A value became chosen, and how we know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,17 +36,18 @@ impl ChosenFact {
 #[derive(Clone, Debug, Default)]
 pub struct AcceptLedger {
     /// The acceptors, sorted; an acceptor is its index here.
-    acceptors: Vec<String>,
+    acceptors: std::sync::Arc<[String]>,
     majority: usize,
-    /// Proposal number -> value -> the acceptors (by index) that accepted it.
-    accepts: BTreeMap<Number, BTreeMap<Value, BTreeSet<usize>>>,
+    /// (proposal number, value, the acceptors by index that accepted it), sorted: a small
+    /// sorted list, cheap to clone for a search that keeps a copy per state.
+    accepts: Vec<(Number, Value, Vec<usize>)>,
 }
 
 impl AcceptLedger {
     /// A ledger over these acceptors: a majority of them choose a proposal. Notes from any
     /// other node (a hand-edited trace can have them) never count.
     pub fn new(acceptors: &[String]) -> Self {
-        let acceptors: Vec<String> = acceptors
+        let acceptors: std::sync::Arc<[String]> = acceptors
             .iter()
             .cloned()
             .collect::<BTreeSet<String>>()
@@ -53,7 +56,7 @@ impl AcceptLedger {
         AcceptLedger {
             majority: acceptors.len() / 2 + 1,
             acceptors,
-            accepts: BTreeMap::new(),
+            accepts: Vec::new(),
         }
     }
 
@@ -64,13 +67,23 @@ impl AcceptLedger {
             .acceptors
             .binary_search_by(|a| a.as_str().cmp(acceptor))
             .ok()?;
-        let set = self
+        let key = (n, value);
+        let at = match self
             .accepts
-            .entry(n)
-            .or_default()
-            .entry(value.clone())
-            .or_default();
-        if !set.insert(who) || set.len() != self.majority {
+            .binary_search_by(|(m, v, _)| (*m, v).cmp(&(key.0, key.1)))
+        {
+            Ok(i) => i,
+            Err(i) => {
+                self.accepts.insert(i, (n, value.clone(), Vec::new()));
+                i
+            }
+        };
+        let set = &mut self.accepts[at].2;
+        match set.binary_search(&who) {
+            Ok(_) => return None,
+            Err(i) => set.insert(i, who),
+        }
+        if set.len() != self.majority {
             return None;
         }
         let names: Vec<&str> = set.iter().map(|&i| self.acceptors[i].as_str()).collect();
@@ -85,12 +98,8 @@ impl AcceptLedger {
     pub fn chosen(&self) -> Vec<Proposal> {
         self.accepts
             .iter()
-            .flat_map(|(n, values)| {
-                values
-                    .iter()
-                    .filter(|(_, who)| who.len() >= self.majority)
-                    .map(|(v, _)| (*n, v.clone()))
-            })
+            .filter(|(_, _, who)| who.len() >= self.majority)
+            .map(|(n, v, _)| (*n, v.clone()))
             .collect()
     }
 }
@@ -132,6 +141,11 @@ impl Agreement {
 impl Invariant<PaxosNode> for Agreement {
     fn name(&self) -> &'static str {
         "agreement"
+    }
+    /// The accepts and the first value chosen (not who witnessed it: words only).
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.ledger.accepts, state);
+        hash_memory(&self.first.as_ref().map(|f| (f.n, &f.value)), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -177,6 +191,9 @@ impl Invariant<PaxosNode> for Validity {
     fn name(&self) -> &'static str {
         "validity"
     }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&(&self.ledger.accepts, &self.proposed), state);
+    }
     fn reads(&self) -> Kinds {
         Kinds::COMMAND | Kinds::NOTE
     }
@@ -211,7 +228,7 @@ impl Invariant<PaxosNode> for Validity {
 pub struct ChosenValueIsStable {
     ledger: AcceptLedger,
     /// Every accept seen: (number, value, acceptor).
-    accepts: Vec<(Number, Value, String)>,
+    accepts: BTreeSet<(Number, Value, sim_core::Name)>,
     chosen: Vec<ChosenFact>,
 }
 
@@ -220,7 +237,7 @@ impl ChosenValueIsStable {
     pub fn new(acceptors: &[String]) -> Self {
         ChosenValueIsStable {
             ledger: AcceptLedger::new(acceptors),
-            accepts: Vec::new(),
+            accepts: BTreeSet::new(),
             chosen: Vec::new(),
         }
     }
@@ -229,6 +246,10 @@ impl ChosenValueIsStable {
 impl Invariant<PaxosNode> for ChosenValueIsStable {
     fn name(&self) -> &'static str {
         "chosen-value-is-stable"
+    }
+    /// Every accept seen (a set), whose majorities are the chosen facts.
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.accepts, state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -250,7 +271,7 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 ));
             }
         }
-        self.accepts.push((*n, value.clone(), node.to_string()));
+        self.accepts.insert((*n, value.clone(), node.clone()));
         if let Some(fact) = self.ledger.accept(node, *n, value) {
             let above = self
                 .accepts

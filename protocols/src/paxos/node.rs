@@ -137,7 +137,7 @@ impl LearnerState {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PaxosNode {
     /// Who the acceptors and learners are.
-    pub cluster: Cluster,
+    pub cluster: std::sync::Arc<Cluster>,
     /// The proposer role, if this node proposes.
     pub proposer: Option<ProposerState>,
     /// The acceptor role, if this node accepts.
@@ -177,10 +177,10 @@ impl PaxosNode {
         });
         let is = |list: &[String]| list.iter().any(|n| n == name);
         PaxosNode {
-            cluster: Cluster {
+            cluster: std::sync::Arc::new(Cluster {
                 acceptors: ids(&config.acceptors),
                 learners: ids(config.learners()),
-            },
+            }),
             proposer,
             acceptor: is(&config.acceptors).then(AcceptorState::default),
             learner: is(config.learners()).then(LearnerState::default),

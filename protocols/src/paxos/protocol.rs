@@ -9,11 +9,42 @@ use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
 use crate::paxos::narrate;
 use crate::paxos::node::{PaxosCommand, PaxosNode};
+use sim_core::exhaustive::Sometimes;
 use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
 };
 use std::collections::BTreeMap;
 use traces::{Lang, Story};
+
+/// Whether something is chosen: a learner learned it, or a majority of the acceptors hold one
+/// value (once chosen, every higher accept carries it, so its majority keeps holding it).
+fn something_chosen(sim: &Sim<PaxosNode>) -> bool {
+    let learned = sim.node_ids().any(|id| {
+        sim.actor(id)
+            .learner
+            .as_ref()
+            .is_some_and(|l| !l.noted.is_empty())
+    });
+    if learned {
+        return true;
+    }
+    let Some(first) = sim.node_ids().next() else {
+        return false;
+    };
+    let acceptors = sim.actor(first).cluster.acceptors.len();
+    let mut held: BTreeMap<&str, usize> = BTreeMap::new();
+    for id in sim.node_ids() {
+        if let Some((_, value)) = sim
+            .actor(id)
+            .acceptor
+            .as_ref()
+            .and_then(|a| a.accepted.as_ref())
+        {
+            *held.entry(value).or_default() += 1;
+        }
+    }
+    held.values().any(|&n| n > acceptors / 2)
+}
 
 /// Single-decree Paxos as a scenario protocol.
 #[derive(Clone, Copy, Debug, Default)]
@@ -85,27 +116,7 @@ impl Protocol for Paxos {
         if sim.stopped() == Some(sim_core::StopReason::Quiescent) {
             return Ok(());
         }
-        let learned = sim.node_ids().any(|id| {
-            sim.actor(id)
-                .learner
-                .as_ref()
-                .is_some_and(|l| !l.noted.is_empty())
-        });
-        if learned {
-            return Ok(());
-        }
-        let mut held: BTreeMap<&str, usize> = BTreeMap::new();
-        for id in sim.node_ids() {
-            if let Some((_, value)) = sim
-                .actor(id)
-                .acceptor
-                .as_ref()
-                .and_then(|a| a.accepted.as_ref())
-            {
-                *held.entry(value).or_default() += 1;
-            }
-        }
-        if held.values().any(|&n| n > config.acceptors.len() / 2) {
+        if something_chosen(sim) {
             return Ok(());
         }
         Err(format!(
@@ -113,6 +124,15 @@ impl Protocol for Paxos {
             sim.now(),
             config.acceptors.len()
         ))
+    }
+
+    /// A value is chosen: some schedule gets there (with `GiveUp`, a schedule where every
+    /// phase times out before its replies arrive chooses nothing, which is allowed).
+    fn sometimes(_config: &PaxosConfig) -> Vec<Sometimes<PaxosNode>> {
+        vec![Sometimes {
+            name: "a value is chosen",
+            holds: something_chosen,
+        }]
     }
 
     fn invariants(config: &PaxosConfig) -> Vec<Box<dyn Invariant<PaxosNode>>> {

@@ -83,6 +83,22 @@ impl Protocol for Raft {
         }
     }
 
+    /// A leader is elected: some schedule gets there.
+    fn sometimes(_config: &RaftConfig) -> Vec<sim_core::exhaustive::Sometimes<RaftNode>> {
+        vec![sim_core::exhaustive::Sometimes {
+            name: "a leader is elected",
+            holds: |sim| {
+                sim.node_ids()
+                    .any(|id| sim.actor(id).role() == crate::raft::Role::Leader)
+            },
+        }]
+    }
+
+    /// The node's current term.
+    fn epoch(actor: &RaftNode) -> Option<u64> {
+        Some(actor.current_term())
+    }
+
     fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
         invariants::all(config.elect_within_ms)
     }

@@ -41,7 +41,7 @@ impl Checks<'_> {
         // (message, sort) -> the first choice that answered it.
         let mut answered: BTreeMap<(u64, u8), &ChoiceSpec> = BTreeMap::new();
         // (node, n) of every pinned draw.
-        let mut pinned: BTreeSet<(&str, u64)> = BTreeSet::new();
+        let mut pinned: BTreeSet<(&str, u64, bool)> = BTreeSet::new();
         for spec in specs {
             // The choice as written starts with its sort and its first value: `Latency(4,`.
             let written = match spec {
@@ -49,6 +49,7 @@ impl Checks<'_> {
                 ChoiceSpec::Latency(m, _) => format!("Latency({m},"),
                 ChoiceSpec::Duplicate(m, _) => format!("Duplicate({m},"),
                 ChoiceSpec::Draw(name, ..) => format!("Draw({name:?}"),
+                ChoiceSpec::Timer(name, ..) => format!("Timer({name:?}"),
                 ChoiceSpec::Crash(name, ..) => format!("Crash({name:?}"),
                 ChoiceSpec::Pause(name, ..) => format!("Pause({name:?}"),
                 ChoiceSpec::Partition(..) => "Partition(".to_string(),
@@ -58,6 +59,7 @@ impl Checks<'_> {
                     Some((*m, "message"))
                 }
                 ChoiceSpec::Draw(_, nth, _) => Some((*nth, "draw")),
+                ChoiceSpec::Timer(_, nth, _) => Some((*nth, "timer")),
                 _ => None,
             };
             if let Some((counted, what)) = counted
@@ -75,6 +77,7 @@ impl Checks<'_> {
             }
             let names: Vec<&String> = match spec {
                 ChoiceSpec::Draw(name, ..)
+                | ChoiceSpec::Timer(name, ..)
                 | ChoiceSpec::Crash(name, ..)
                 | ChoiceSpec::Pause(name, ..) => {
                     vec![name]
@@ -89,12 +92,17 @@ impl Checks<'_> {
             if unknown {
                 continue;
             }
-            if let ChoiceSpec::Draw(name, nth, _) = spec
-                && !pinned.insert((name.as_str(), *nth))
+            if let ChoiceSpec::Draw(name, nth, _) | ChoiceSpec::Timer(name, nth, _) = spec
+                && !pinned.insert((name.as_str(), *nth, matches!(spec, ChoiceSpec::Timer(..))))
             {
+                let what = if matches!(spec, ChoiceSpec::Timer(..)) {
+                    "timer"
+                } else {
+                    "draw"
+                };
                 self.problem(
                     Some(&written),
-                    format!("{name}'s draw {nth} is pinned twice"),
+                    format!("{name}'s {what} {nth} is pinned twice"),
                     Some("pin each draw once".into()),
                 );
                 continue;

@@ -10,6 +10,9 @@
 //! files or print: see the `scenarios` and `traces` crates.
 
 mod actions;
+mod untimed;
+
+pub use untimed::{Move, Taken};
 
 use crate::action::Action;
 use crate::actor::{Actor, Context, Effect, Message};
@@ -18,7 +21,7 @@ use crate::clock::Clock;
 use crate::hash::stable_hash;
 use crate::id::{MsgId, Name, NodeId};
 use crate::net::{DropReason, LinkConfig, Network, Route};
-use crate::oracle::{Choice, Draws, Oracle};
+use crate::oracle::{Armings, Choice, Draws, Oracle};
 use crate::queue::EventQueue;
 use crate::rng::{SimRng, Stream};
 use crate::time::{self, Duration, Instant};
@@ -160,6 +163,8 @@ pub struct RunReport {
 struct PendingTimer<T> {
     timer: T,
     generation: u64,
+    /// Which of the node's armings (from 1) this is, for [`Choice::Timer`].
+    arming: u64,
     /// Fell due while the node was paused; fires on resume.
     overdue: bool,
 }
@@ -169,6 +174,7 @@ struct Node<A: Actor> {
     actor: A,
     name: Name,
     draws: Draws,
+    armings: Armings,
     status: Status,
     clock: Clock,
     timers: Vec<PendingTimer<A::Timer>>,
@@ -182,6 +188,8 @@ enum Pending<A: Actor> {
         from: NodeId,
         to: NodeId,
         msg: A::Msg,
+        /// An untimed search already delivered a copy of it (see [`Move::Duplicate`]).
+        copied: bool,
     },
     Timer {
         node: NodeId,
@@ -247,6 +255,7 @@ impl<A: Actor> Sim<A> {
             actor,
             name: Arc::from(name),
             draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
+            armings: Armings::default(),
             status: Status::Up,
             clock: Clock::default(),
             timers: Vec::new(),
@@ -280,15 +289,24 @@ impl<A: Actor> Sim<A> {
     }
 
     /// Follows a schedule: message fates come from `choices` (a message they do not name is
-    /// healthy) instead of the network stream, and their draws are pinned on the nodes. Call
-    /// it after adding the nodes and before the run; a draw of an unknown node is ignored.
+    /// healthy) instead of the network stream, and their draws and timer durations are pinned
+    /// on the nodes. Call it after adding the nodes and before the run; a choice about an
+    /// unknown node is ignored.
     pub fn follow(&mut self, choices: &[Choice]) {
         *self.network.oracle_mut() = Oracle::scripted(choices);
         for choice in choices {
-            if let Choice::Draw(node, nth, value) = *choice
-                && let Some(slot) = self.nodes.get_mut(node.index())
-            {
-                slot.draws.pin(nth, value);
+            match *choice {
+                Choice::Draw(node, nth, value) => {
+                    if let Some(slot) = self.nodes.get_mut(node.index()) {
+                        slot.draws.pin(nth, value);
+                    }
+                }
+                Choice::Timer(node, nth, after) => {
+                    if let Some(slot) = self.nodes.get_mut(node.index()) {
+                        slot.armings.pin(nth, after);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -562,7 +580,9 @@ impl<A: Actor> Sim<A> {
                 self.start(node, false);
                 true
             }
-            Pending::Deliver { id, from, to, msg } => {
+            Pending::Deliver {
+                id, from, to, msg, ..
+            } => {
                 self.steps += 1;
                 self.deliver(id, from, to, msg);
                 true
@@ -672,18 +692,22 @@ impl<A: Actor> Sim<A> {
                 let slot = &mut self.nodes[node.index()];
                 let generation = self.next_generation;
                 self.next_generation += 1;
+                let pinned = slot.armings.arm();
+                let arming = slot.armings.armed();
                 match slot.timers.iter_mut().find(|t| t.timer == timer) {
                     Some(t) => {
                         t.generation = generation;
+                        t.arming = arming;
                         t.overdue = false;
                     }
                     None => slot.timers.push(PendingTimer {
                         timer,
                         generation,
+                        arming,
                         overdue: false,
                     }),
                 }
-                let at = self.now + slot.clock.to_true(after);
+                let at = self.now + pinned.unwrap_or_else(|| slot.clock.to_true(after));
                 self.queue.push(at, Pending::Timer { node, generation });
             }
             Effect::CancelTimer { timer } => {
@@ -770,6 +794,15 @@ impl<A: Actor> Sim<A> {
         if self.in_flight > self.limits.max_in_flight {
             self.stopped = Some(StopReason::InFlightLimit);
         }
-        self.queue.push(at, Pending::Deliver { id, from, to, msg });
+        self.queue.push(
+            at,
+            Pending::Deliver {
+                id,
+                from,
+                to,
+                msg,
+                copied: false,
+            },
+        );
     }
 }

@@ -1,0 +1,338 @@
+//! Exhaustive exploration of a scenario file: every interleaving of its small configuration.
+//!
+//! The file's nodes, timeline, invariants and `sometimes` properties go to
+//! [`sim_core::exhaustive`] as an untimed run (see there for the semantics); a violation comes
+//! back as a path of moves, which is made timed ([`sim_core::exhaustive::timed`]) and written
+//! as an ordinary scenario file: its `schedule` gives each message the latency and each timer
+//! the duration that make the path happen in time, and its timeline is retimed to the moments
+//! the path takes each step. `dsim run` of that file replays the violation; the search checks
+//! that it does before saying so. Nothing here prints, spawns or writes files.
+
+use crate::load::Prepared;
+use crate::run;
+use crate::schedule::{choice_text, full_schedule_text};
+use crate::vary::set_scenario_field;
+use serde::Serialize;
+use sim_core::exhaustive::{self, Boundary, Options, Order, Stats};
+use sim_core::{Action, Choice, Duration, Protocol, RuleAction, Sim, SimConfig};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// How an exhaustive search of a file is bounded and run (the CLI's flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Breadth or depth first.
+    pub order: Order,
+    /// States this many moves from the start are not expanded.
+    pub max_depth: Option<u32>,
+    /// Messages a path may lose.
+    pub loss_budget: u32,
+    /// Messages a path may duplicate.
+    pub dup_budget: u32,
+    /// Threads for breadth-first levels.
+    pub jobs: usize,
+    /// States where a node's epoch (a Raft term) is past this are outside the search.
+    pub max_epoch: Option<u64>,
+    /// Count every state even after a violation.
+    pub keep_going: bool,
+    /// Stop after this many unique states.
+    pub max_states: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            order: Order::Bfs,
+            max_depth: None,
+            loss_budget: 0,
+            dup_budget: 0,
+            jobs: 1,
+            max_epoch: None,
+            keep_going: false,
+            max_states: 50_000_000,
+        }
+    }
+}
+
+/// What an exhaustive search of a file found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// Distinct states visited.
+    pub unique_states: u64,
+    /// Moves taken from them.
+    pub transitions: u64,
+    /// The most moves from the start to a visited state.
+    pub max_depth: u32,
+    /// States where nothing was left to happen.
+    pub terminal_states: u64,
+    /// Whether every reachable state within the bounds was visited.
+    pub complete: bool,
+    /// Whether the search stopped at its state limit.
+    pub hit_state_limit: bool,
+    /// Whether some state was left unexpanded at the depth bound.
+    pub hit_depth_limit: bool,
+    /// The first violation (breadth first: on a shortest path).
+    pub violation: Option<PathFinding>,
+    /// Each `sometimes` property and whether (and how deep) it was reached.
+    pub sometimes: Vec<SometimesOutcome>,
+}
+
+/// A violation, its path, and the file that replays it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathFinding {
+    /// The broken invariants (usually one).
+    pub invariants: Vec<String>,
+    /// What went wrong, in words (the first one's message).
+    pub message: String,
+    /// Moves from the start.
+    pub depth: usize,
+    /// Whether `dsim run` of the written file breaks the same invariants.
+    pub replays: bool,
+    /// The scenario file that replays it.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A `sometimes` property's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SometimesOutcome {
+    /// What must be reachable.
+    pub name: &'static str,
+    /// Moves to the first state found that has it; `None` if no state reached has it.
+    pub depth: Option<usize>,
+}
+
+impl From<Stats> for Outcome {
+    fn from(stats: Stats) -> Outcome {
+        Outcome {
+            unique_states: stats.unique_states,
+            transitions: stats.transitions,
+            max_depth: stats.max_depth,
+            terminal_states: stats.terminal,
+            complete: stats.complete,
+            hit_state_limit: stats.hit_state_limit,
+            hit_depth_limit: stats.hit_depth_limit,
+            violation: None,
+            sometimes: Vec::new(),
+        }
+    }
+}
+
+/// Why `prep` cannot be explored exhaustively, if it cannot: what has no meaning without
+/// time, and a schedule (the search tries every one).
+pub fn refusal<P: Protocol>(prep: &Prepared<P>) -> Option<String> {
+    if prep.schedule.is_some() || !prep.injected.is_empty() {
+        return Some(
+            "the file has a `schedule`, and an exhaustive search tries every schedule: \
+             explore the file without it"
+                .into(),
+        );
+    }
+    for (_, action) in &prep.timeline {
+        if let Action::AddRule(rule) = action {
+            if matches!(
+                rule.action,
+                RuleAction::Delay { .. } | RuleAction::Duplicate { .. }
+            ) {
+                return Some(
+                    "a `Delay` or `Duplicate` rule means nothing to an untimed search (any \
+                     message may arrive at any time; --dup-budget copies messages): remove it"
+                        .into(),
+                );
+            }
+            if rule.since.is_some() || rule.until.is_some() {
+                return Some(
+                    "a rule with a time window (`since`, `until`) means nothing to an untimed \
+                     search: let a timeline step add and remove it instead"
+                        .into(),
+                );
+            }
+        }
+    }
+    None
+}
+
+/// The untimed start of `prep`'s exhaustive search: its nodes started, its timeline pending.
+fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
+    let config = SimConfig {
+        seed: prep.doc.seed,
+        link: prep.link,
+        limits: prep.limits,
+        stop_on_violation: true,
+    };
+    let mut sim = sim_core::build_sim::<P>(&prep.doc.config, config);
+    for (at, action) in &prep.timeline {
+        sim.schedule(*at, action.clone());
+    }
+    sim.go_untimed();
+    sim
+}
+
+/// The boundary of `settings.max_epoch`: every node's epoch at most that.
+fn boundary<P: Protocol>(settings: &Settings) -> Option<Boundary<P::Actor>> {
+    let max = settings.max_epoch?;
+    Some(Arc::new(move |sim: &Sim<P::Actor>| {
+        sim.node_ids()
+            .all(|id| P::epoch(sim.actor(id)).is_none_or(|e| e <= max))
+    }))
+}
+
+/// Explores `prep` exhaustively. `progress` is called now and then with the counts so far;
+/// `origin` says in words where a counterexample came from. `Err` when the file cannot be
+/// explored (see [`refusal`]).
+pub fn explore<P: Protocol>(
+    prep: &Prepared<P>,
+    settings: &Settings,
+    origin: &str,
+    progress: &mut dyn FnMut(&Stats),
+) -> Result<Outcome, String> {
+    if let Some(why) = refusal(prep) {
+        return Err(why);
+    }
+    let root = start(prep);
+    let options = Options {
+        order: settings.order,
+        max_depth: settings.max_depth,
+        loss_budget: settings.loss_budget,
+        dup_budget: settings.dup_budget,
+        jobs: settings.jobs,
+        max_states: settings.max_states,
+        keep_going: settings.keep_going,
+        within: boundary::<P>(settings),
+    };
+    let sometimes = P::sometimes(&prep.doc.config);
+    let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);
+    let mut outcome = Outcome::from(report.stats);
+    outcome.sometimes = report
+        .sometimes
+        .iter()
+        .map(|r| SometimesOutcome {
+            name: r.name,
+            depth: r.example.as_ref().map(Vec::len),
+        })
+        .collect();
+    outcome.violation = report.violation.map(|found| {
+        let invariants: BTreeSet<String> = found
+            .violations
+            .iter()
+            .map(|v| v.invariant.clone())
+            .collect();
+        let invariants: Vec<String> = invariants.into_iter().collect();
+        let timed = exhaustive::timed(&root, &found.path, Duration::from_millis(1));
+        let message = found
+            .violations
+            .first()
+            .map(|v| v.message.clone())
+            .unwrap_or_default();
+        let text = file_text(
+            prep,
+            &timed,
+            &invariants,
+            &message,
+            found.path.len(),
+            origin,
+        );
+        let replays = crate::load::load::<P>(&prep.name, &text)
+            .is_ok_and(|again| run::passes(&again, again.doc.seed));
+        PathFinding {
+            invariants,
+            message,
+            depth: found.path.len(),
+            replays,
+            text,
+        }
+    });
+    Ok(outcome)
+}
+
+/// The file that replays a path: the scenario as explored, its timeline retimed to the
+/// path's moments (steps the path did not take come after it), the path's schedule, and the
+/// broken invariants as the expected violations.
+fn file_text<P: Protocol>(
+    prep: &Prepared<P>,
+    timed: &exhaustive::TimedPath,
+    invariants: &[String],
+    message: &str,
+    depth: usize,
+    origin: &str,
+) -> String {
+    // The k-th timeline step the path took is the k-th in (time, file order).
+    let mut order: Vec<usize> = (0..prep.doc.timeline.len()).collect();
+    order.sort_by_key(|&i| (prep.doc.timeline[i].0, i));
+    let after = (timed.end + Duration::from_millis(1)).0 / 1_000_000;
+    let mut timeline = String::from("[\n");
+    for (k, &i) in order.iter().enumerate() {
+        let ms = timed.act_times.get(k).map_or(after, |t| t.0 / 1_000_000);
+        let step = ron::to_string(&prep.doc.timeline[i].1).unwrap_or_default();
+        let note = if k < timed.act_times.len() {
+            format!(
+                "step {} of the path (was at {} ms)",
+                k + 1,
+                prep.doc.timeline[i].0
+            )
+        } else {
+            "after the path: it did not need this step".to_string()
+        };
+        timeline.push_str(&format!("        At({ms}, {step}), // {note}\n"));
+    }
+    timeline.push_str("    ]");
+    let nodes = &prep.nodes;
+    let words = |c: Choice| -> Option<String> {
+        Some(match c {
+            Choice::Latency(m, d) if d.0 > (timed.end.0) => {
+                format!("message {}: still in flight when the path ends", m.0)
+            }
+            Choice::Latency(m, d) => format!("message {} arrives after {}", m.0, d),
+            Choice::Copy(m, d) => format!("message {} arrives twice, the copy after {}", m.0, d),
+            Choice::Lose(m) => format!("message {} is lost", m.0),
+            Choice::Timer(n, nth, d) => format!(
+                "{}'s timer #{nth} fires after {}",
+                nodes.get(n.index()).map(String::as_str).unwrap_or("?"),
+                d
+            ),
+            Choice::Draw(n, nth, _) => format!(
+                "{}'s draw #{nth} takes the low end of its range",
+                nodes.get(n.index()).map(String::as_str).unwrap_or("?")
+            ),
+        })
+    };
+    let schedule = full_schedule_text(&[], &timed.choices, nodes, words);
+    let expect_violation: Vec<String> = invariants.iter().map(|n| format!("{n:?}")).collect();
+    let description = format!(
+        "counterexample: {} breaks ({})",
+        invariants.join(", "),
+        prep.doc.description
+    );
+    let mut text = prep.source.clone();
+    for (key, value) in [
+        ("description", format!("{description:?}")),
+        ("expect", "[]".to_string()),
+        (
+            "expect_violation",
+            format!("[{}]", expect_violation.join(", ")),
+        ),
+        ("timeline", timeline),
+        ("schedule", schedule),
+    ] {
+        // Every field is top level and the text was already parsed: setting cannot fail.
+        if let Ok(changed) = set_scenario_field(&text, key, &value) {
+            text = changed;
+        }
+    }
+    let written: Vec<String> = timed
+        .choices
+        .iter()
+        .map(|&c| choice_text(c, nodes))
+        .collect();
+    let header = format!(
+        "// A counterexample found by `dsim explore --exhaustive` ({origin}).\n\
+         // {} breaks after {depth} moves: {}\n\
+         // The path's k-th move happens at k ms: the schedule's {} choices give each message\n\
+         // the latency and each timer the duration that make it so, and the timeline is\n\
+         // retimed to the path. Replay: dsim run FILE\n",
+        invariants.join(", "),
+        message.replace('\n', " "),
+        written.len(),
+    );
+    header + &text
+}

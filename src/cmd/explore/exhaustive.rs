@@ -1,0 +1,250 @@
+//! `dsim explore --exhaustive`: every state of a small configuration, counted; a violation's
+//! shortest path written as a scenario file that `dsim run` replays.
+
+use super::ExploreArgs;
+use crate::exit::{CliError, FAILED, OK};
+use crate::output::{out, refuse_own_input, write_atomically};
+use indicatif::{ProgressBar, ProgressStyle};
+use scenarios::exhaustive::{Outcome, Settings};
+use scenarios::explore::FaultModel;
+use scenarios::registry::LoadedScenario;
+use serde::Serialize;
+use sim_core::exhaustive::Order;
+use std::io::IsTerminal;
+use std::path::Path;
+// Wall-clock time only for the speed line on stderr; it never reaches the results.
+#[allow(clippy::disallowed_types)]
+use std::time::Instant as WallClock;
+
+/// The most threads an exhaustive search may ask for.
+const MAX_JOBS: usize = 256;
+
+/// What `--json` prints: the settings, the outcome, where the counterexample went.
+#[derive(Serialize)]
+struct Report<'a> {
+    scenario: &'a str,
+    order: &'static str,
+    max_depth: Option<u32>,
+    loss_budget: u32,
+    dup_budget: u32,
+    max_epoch: Option<u64>,
+    bugs: &'a [String],
+    sets: &'a [String],
+    #[serde(flatten)]
+    outcome: &'a Outcome,
+    /// Where the counterexample was written, if one was found.
+    file: Option<String>,
+}
+
+/// Runs an exhaustive search of `loaded` as `args` say.
+pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Result<u8, CliError> {
+    for (flag, used) in [
+        ("--crashes", args.crashes > 0),
+        ("--pauses", args.pauses > 0),
+        ("--partitions", args.partitions > 0),
+        ("--shard", args.shard.is_some()),
+        ("--coverage", args.coverage || args.plot.is_some()),
+    ] {
+        if used {
+            return Err(CliError::bad_input(format!(
+                "{flag} belongs to the random search; an exhaustive search tries every order \
+                 (put faults in the file's timeline, where they happen in order anywhere)"
+            )));
+        }
+    }
+    let jobs = match args.jobs {
+        Some(0) => return Err(CliError::bad_input("--jobs 0: give at least one thread")),
+        Some(n) if n > MAX_JOBS => {
+            return Err(CliError::bad_input(format!(
+                "--jobs {n}: at most {MAX_JOBS} threads"
+            )));
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    refuse_own_input(&args.out, Path::new(name))?;
+    let settings = Settings {
+        order: if args.dfs { Order::Dfs } else { Order::Bfs },
+        max_depth: args.max_depth,
+        loss_budget: args.loss_budget,
+        dup_budget: args.dup_budget,
+        jobs,
+        max_epoch: args.max_epoch,
+        keep_going: args.keep_going,
+        max_states: args.max_states,
+    };
+    let origin = format!(
+        "{} --exhaustive{}",
+        super::origin(name, &args.bugs, &args.sets, &FaultModel::default()),
+        flags(args)
+    );
+    let bar = if std::io::stderr().is_terminal() && !args.json {
+        ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    #[allow(clippy::disallowed_types)]
+    let started = WallClock::now();
+    let outcome = loaded
+        .exhaustive(&settings, &origin, &mut |stats| {
+            bar.set_message(format!(
+                "{} states, {} transitions, depth {}",
+                stats.unique_states, stats.transitions, stats.max_depth
+            ));
+        })
+        .map_err(|why| CliError::bad_input(format!("{name}: {why}")))?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    let mut file = None;
+    if let Some(v) = &outcome.violation {
+        write_atomically(&args.out, &v.text)?;
+        file = Some(args.out.display().to_string());
+    }
+    let threads = if settings.order == Order::Dfs {
+        1
+    } else {
+        jobs
+    };
+    eprintln!(
+        "explored {} states in {seconds:.2}s ({:.0} states/s on {threads} thread{})",
+        outcome.unique_states,
+        outcome.unique_states as f64 / seconds.max(1e-9),
+        if threads == 1 { "" } else { "s" }
+    );
+    let report = Report {
+        scenario: name,
+        order: match settings.order {
+            Order::Bfs => "bfs",
+            Order::Dfs => "dfs",
+        },
+        max_depth: args.max_depth,
+        loss_budget: args.loss_budget,
+        dup_budget: args.dup_budget,
+        max_epoch: args.max_epoch,
+        bugs: &args.bugs,
+        sets: &args.sets,
+        outcome: &outcome,
+        file,
+    };
+    if args.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("serializes")
+        );
+    } else {
+        print_words(&report)?;
+    }
+    Ok(if outcome.violation.is_some() {
+        FAILED
+    } else {
+        OK
+    })
+}
+
+/// The search's own flags, as they were given (for the counterexample's origin line).
+fn flags(args: &ExploreArgs) -> String {
+    let mut words = String::new();
+    if args.dfs {
+        words.push_str(" --dfs");
+    }
+    for (flag, value) in [
+        ("--max-depth", args.max_depth.map(u64::from)),
+        (
+            "--loss-budget",
+            Some(u64::from(args.loss_budget)).filter(|&k| k > 0),
+        ),
+        (
+            "--dup-budget",
+            Some(u64::from(args.dup_budget)).filter(|&k| k > 0),
+        ),
+        ("--max-epoch", args.max_epoch),
+    ] {
+        if let Some(v) = value {
+            words.push_str(&format!(" {flag} {v}"));
+        }
+    }
+    words
+}
+
+fn print_words(report: &Report<'_>) -> Result<(), CliError> {
+    let o = report.outcome;
+    out!(
+        "explored {} exhaustively ({}{}): {} distinct states, {} transitions, depth {}",
+        report.scenario,
+        report.order,
+        flags_words(report),
+        o.unique_states,
+        o.transitions,
+        o.max_depth
+    );
+    let coverage = if o.complete {
+        "every reachable state was visited".to_string()
+    } else if o.hit_state_limit {
+        format!(
+            "stopped at {} states (--max-states): incomplete",
+            o.unique_states
+        )
+    } else {
+        "stopped at the first violation (--keep-going counts every state)".to_string()
+    };
+    let depth = if o.hit_depth_limit {
+        "; some states were left unexpanded at --max-depth"
+    } else {
+        ""
+    };
+    out!(
+        "  {coverage}{depth}; {} states with nothing left to happen",
+        o.terminal_states
+    );
+    for s in &o.sometimes {
+        match s.depth {
+            Some(d) => out!(
+                "  sometimes \"{}\": reached, {d} moves from the start",
+                s.name
+            ),
+            None => out!("  sometimes \"{}\": never reached", s.name),
+        }
+    }
+    match (&o.violation, &report.file) {
+        (Some(v), Some(file)) => {
+            out!(
+                "  violation: {} after {} moves: {}",
+                v.invariants.join(", "),
+                v.depth,
+                v.message
+            );
+            out!(
+                "  written to {file} ({}); replay: dsim run {file}",
+                if v.replays {
+                    "it replays"
+                } else {
+                    "WARNING: its timed replay does not break the same invariants"
+                }
+            );
+        }
+        _ => out!("  no invariant broke"),
+    }
+    Ok(())
+}
+
+fn flags_words(report: &Report<'_>) -> String {
+    let mut words = String::new();
+    if let Some(d) = report.max_depth {
+        words.push_str(&format!(", depth at most {d}"));
+    }
+    if report.loss_budget > 0 {
+        words.push_str(&format!(", up to {} lost", report.loss_budget));
+    }
+    if report.dup_budget > 0 {
+        words.push_str(&format!(", up to {} duplicated", report.dup_budget));
+    }
+    if let Some(e) = report.max_epoch {
+        words.push_str(&format!(", epochs up to {e}"));
+    }
+    for bug in report.bugs {
+        words.push_str(&format!(", bug {bug}"));
+    }
+    words
+}
