@@ -66,11 +66,11 @@ struct Scripted {
     copy: Option<Duration>,
 }
 
-// The random variant is the hot one; boxing it would add a pointer chase per message.
-#[allow(clippy::large_enum_variant)]
+/// The random stream is boxed: one pointer chase per message, against a stream's few hundred
+/// bytes in every copy of a run an exhaustive search keeps.
 #[derive(Clone, Debug)]
 enum Answers {
-    Random(SimRng),
+    Random(Box<SimRng>),
     Scripted {
         /// By message id, ascending; message ids only grow, so a cursor finds each one.
         fates: Vec<(MsgId, Scripted)>,
@@ -90,7 +90,7 @@ impl Oracle {
     /// Choices drawn from `rng` (the run's network stream).
     pub fn random(rng: SimRng) -> Oracle {
         Oracle {
-            answers: Answers::Random(rng),
+            answers: Answers::Random(Box::new(rng)),
             recorded: None,
         }
     }
@@ -196,24 +196,21 @@ fn random_fate(rng: &mut SimRng, link: &LinkConfig, rule_copies: bool) -> Fate {
 /// A node's random draws: its own seeded stream, with some draws pinned by a schedule.
 #[derive(Clone, Debug)]
 pub struct Draws {
-    /// Boxed: a run has a few of these and draws rarely, and an exhaustive search keeps
-    /// millions of states, each with one per node.
-    rng: Box<SimRng>,
+    /// Boxed, and gone once the draws are fixed: a run has a few of these and draws rarely,
+    /// and an exhaustive search keeps millions of states, each with one per node.
+    rng: Option<Box<SimRng>>,
     taken: u64,
     /// (n, value), sorted by n.
     pins: Vec<(u64, u64)>,
-    /// Every draw answers its range's low end (exhaustive exploration: see [`Draws::fix`]).
-    fixed: bool,
 }
 
 impl Draws {
     /// Draws from `rng`, none pinned.
     pub fn new(rng: SimRng) -> Draws {
         Draws {
-            rng: Box::new(rng),
+            rng: Some(Box::new(rng)),
             taken: 0,
             pins: Vec::new(),
-            fixed: false,
         }
     }
 
@@ -222,7 +219,7 @@ impl Draws {
     /// merges by its hash has one future. (The bundled protocols draw only timer durations,
     /// which an untimed network ignores.)
     pub fn fix(&mut self) {
-        self.fixed = true;
+        self.rng = None;
     }
 
     /// How many draws the node has made.
@@ -241,10 +238,10 @@ impl Draws {
     /// A uniform integer in `[low, high]`, unless this draw is pinned.
     pub fn between(&mut self, low: u64, high: u64) -> u64 {
         self.taken += 1;
-        if self.fixed {
+        let Some(rng) = &mut self.rng else {
             return low;
-        }
-        let drawn = self.rng.between(low, high);
+        };
+        let drawn = rng.between(low, high);
         if self.pins.is_empty() {
             return drawn;
         }

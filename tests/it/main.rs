@@ -11,6 +11,7 @@
 //! - `sweep`: many seeds and variants, identical at any thread count.
 //! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
+//! - `exhaustive`: `dsim explore --exhaustive`: pinned state counts, sound merging, replays.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
@@ -25,6 +26,7 @@ mod cli;
 mod course;
 mod determinism;
 mod docs;
+mod exhaustive;
 mod explore;
 mod fuzz;
 mod golden;

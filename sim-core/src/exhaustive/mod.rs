@@ -24,11 +24,7 @@ use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
 use crate::kernel::{Move, Sim};
-// The visited set is only ever looked up, never iterated: its order cannot reach any output.
-#[allow(clippy::disallowed_types)]
-use std::collections::HashMap;
 use std::collections::VecDeque;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -155,26 +151,25 @@ struct Seen {
     mv: Move,
 }
 
-/// The fingerprints are already hashes: the map uses them as they are.
+/// The visited states by fingerprint, and how each was first reached. Fingerprints are
+/// already hashes, so the table uses them as they are; it is only ever looked up, never
+/// iterated, so its layout cannot reach any output. 24 bytes a state.
 #[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
+struct Visited {
+    table: hashbrown::HashTable<(u64, Seen)>,
 }
 
-#[allow(clippy::disallowed_types)]
-type Visited = HashMap<u64, Seen, BuildHasherDefault<Identity>>;
+impl Visited {
+    fn get(&self, fp: u64) -> Option<&Seen> {
+        self.table.find(fp, |e| e.0 == fp).map(|e| &e.1)
+    }
+    fn contains_key(&self, fp: &u64) -> bool {
+        self.get(*fp).is_some()
+    }
+    fn insert(&mut self, fp: u64, seen: Seen) {
+        self.table.insert_unique(fp, (fp, seen), |e| e.0);
+    }
+}
 
 /// A state waiting to be expanded.
 struct Frontier<A: Actor> {
@@ -532,7 +527,10 @@ impl<A: Actor> Search<'_, A> {
     fn path_to(&self, mut fp: u64) -> Vec<Move> {
         let mut path = Vec::new();
         loop {
-            let seen = self.visited[&fp];
+            let seen = *self
+                .visited
+                .get(fp)
+                .expect("every state on a path was visited");
             if seen.parent == fp {
                 break;
             }

@@ -151,6 +151,12 @@ impl<A: Actor> Sim<A> {
     /// Makes `mv` happen (one step, at the standing time); says what it did. Panics on a move
     /// that was not listed for this state.
     pub fn take(&mut self, mv: Move) -> Taken {
+        let taken = self.take_one(mv);
+        self.drop_stale_timers();
+        taken
+    }
+
+    fn take_one(&mut self, mv: Move) -> Taken {
         match mv {
             Move::Deliver(slot) => {
                 let Some((
@@ -239,6 +245,27 @@ impl<A: Actor> Sim<A> {
                 self.act(*action);
                 Taken::Acted
             }
+        }
+    }
+
+    /// Takes out of the queue the timer events that were re-armed or cancelled since: a timed
+    /// run skips them when they pop, but an untimed one pops nothing, and every copy of the
+    /// state would carry them.
+    fn drop_stale_timers(&mut self) {
+        let stale: Vec<u32> = self
+            .queue
+            .entries()
+            .filter(|(.., e)| match e {
+                Pending::Timer { node, generation } => !self.nodes[node.index()]
+                    .timers
+                    .iter()
+                    .any(|t| t.generation == *generation),
+                _ => false,
+            })
+            .map(|(slot, ..)| slot)
+            .collect();
+        for slot in stale {
+            self.queue.remove(slot);
         }
     }
 

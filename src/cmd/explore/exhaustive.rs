@@ -179,7 +179,12 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
         o.transitions,
         o.max_depth
     );
-    let coverage = if o.complete {
+    let coverage = if o.complete && o.hit_depth_limit {
+        format!(
+            "every state within {} moves was visited",
+            report.max_depth.unwrap_or_default()
+        )
+    } else if o.complete {
         "every reachable state was visited".to_string()
     } else if o.hit_state_limit {
         format!(
@@ -189,13 +194,8 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
     } else {
         "stopped at the first violation (--keep-going counts every state)".to_string()
     };
-    let depth = if o.hit_depth_limit {
-        "; some states were left unexpanded at --max-depth"
-    } else {
-        ""
-    };
     out!(
-        "  {coverage}{depth}; {} states with nothing left to happen",
+        "  {coverage}; {} states with nothing left to happen",
         o.terminal_states
     );
     for s in &o.sometimes {

@@ -1,0 +1,307 @@
+//! `dsim explore --exhaustive`: every interleaving of a small configuration. Pinned state
+//! counts that breadth first, depth first and two threads agree on; sound merging (two paths
+//! to one state are one state, a different invariant memory is another); bug knobs found on a
+//! shortest path and written as a file that `dsim run` replays; refusals of what has no
+//! meaning without time.
+
+use crate::support::{dsim, scratch, stderr, stdout};
+use protocols::paxos::invariants::Validity;
+use protocols::paxos::{Paxos, PaxosCommand, PaxosConfig};
+use scenarios::exhaustive::{Outcome, Settings};
+use scenarios::registry::LoadedScenario;
+use sim_core::exhaustive::Order;
+use sim_core::hash::BufferHasher;
+use sim_core::{Action, Instant, Move, Protocol, SimConfig};
+use std::collections::BTreeSet;
+
+/// The bundled two-proposer file with one proposer: small enough to explore completely in a
+/// debug build.
+fn one_proposer() -> String {
+    let text = scenarios::bundled::find("search/paxos-exhaustive")
+        .unwrap()
+        .source;
+    text.replace(r#"proposers: ["p1", "p2"]"#, r#"proposers: ["p1"]"#)
+        .replace(r#", At(0, Command("p2", Propose))"#, "")
+}
+
+fn loaded(name: &str, text: &str) -> Box<dyn LoadedScenario> {
+    let protocol = scenarios::registry::protocol_for(name, text).unwrap();
+    protocol.load(name, text).unwrap()
+}
+
+fn explore(loaded: &dyn LoadedScenario, settings: Settings) -> Outcome {
+    loaded
+        .exhaustive(&settings, "a test", &mut |_| {})
+        .expect("explorable")
+}
+
+fn counts(o: &Outcome) -> (u64, u64, u64, bool) {
+    (
+        o.unique_states,
+        o.transitions,
+        o.terminal_states,
+        o.complete,
+    )
+}
+
+/// Goal: the explorer's counts are facts of the configuration, not of the search. Method: the
+/// one-proposer Paxos configuration explored breadth first, depth first and breadth first on
+/// two threads. Proves: one count (pinned), complete, the value chosen on some path and no
+/// invariant broken, whatever the order or thread count.
+#[test]
+fn one_proposer_paxos_has_524_states_in_every_order() {
+    let l = loaded("one-proposer", &one_proposer());
+    let bfs = explore(l.as_ref(), Settings::default());
+    assert_eq!(counts(&bfs), (524, 1733, 2, true));
+    assert_eq!(bfs.max_depth, 13);
+    assert!(bfs.violation.is_none());
+    assert_eq!(bfs.sometimes[0].name, "a value is chosen");
+    assert_eq!(
+        bfs.sometimes[0].depth,
+        Some(7),
+        "Prepare, 3 Promises, Accept..."
+    );
+    let dfs = explore(
+        l.as_ref(),
+        Settings {
+            order: Order::Dfs,
+            ..Settings::default()
+        },
+    );
+    assert_eq!(counts(&dfs), counts(&bfs));
+    assert!(dfs.sometimes[0].depth.is_some());
+    let two = explore(
+        l.as_ref(),
+        Settings {
+            jobs: 2,
+            ..Settings::default()
+        },
+    );
+    assert_eq!(counts(&two), counts(&bfs));
+    assert_eq!(two.sometimes[0].depth, Some(7));
+}
+
+/// Goal: a bound cuts the search where it says, the same way on any thread count. Method: the
+/// bundled two-proposer file to depth 6 and 8, on one thread and two. Proves: pinned counts of
+/// the bounded search, the depth limit reported.
+#[test]
+fn two_proposers_to_a_depth_bound() {
+    let b = scenarios::bundled::find("search/paxos-exhaustive").unwrap();
+    let l = loaded(b.name, b.source);
+    for (depth, states, transitions) in [(6, 540, 1380), (8, 2670, 8259)] {
+        for jobs in [1, 2] {
+            let o = explore(
+                l.as_ref(),
+                Settings {
+                    max_depth: Some(depth),
+                    jobs,
+                    ..Settings::default()
+                },
+            );
+            assert_eq!(
+                (o.unique_states, o.transitions, o.max_depth),
+                (states, transitions, depth),
+                "depth {depth}, {jobs} threads"
+            );
+            assert!(o.hit_depth_limit && o.violation.is_none());
+        }
+    }
+}
+
+/// Goal: loss and duplication budgets add exactly the states they should. Method: the
+/// one-proposer configuration with one loss, then one duplicate. Proves: more states than
+/// without (a lost Prepare, a Promise counted twice are new states), the same in every order,
+/// and still safe.
+#[test]
+fn budgets_add_lost_and_copied_messages() {
+    let l = loaded("one-proposer", &one_proposer());
+    for (loss, dup) in [(1, 0), (0, 1)] {
+        let settings = Settings {
+            loss_budget: loss,
+            dup_budget: dup,
+            ..Settings::default()
+        };
+        let bfs = explore(l.as_ref(), settings);
+        let dfs = explore(
+            l.as_ref(),
+            Settings {
+                order: Order::Dfs,
+                ..settings
+            },
+        );
+        assert!(
+            bfs.unique_states > 524,
+            "{loss} {dup}: {}",
+            bfs.unique_states
+        );
+        assert_eq!(counts(&bfs), counts(&dfs), "{loss} {dup}");
+        assert!(bfs.violation.is_none() && bfs.complete);
+    }
+}
+
+/// The untimed start of the two-proposer configuration, with `invariant_values` as the values
+/// Validity knows were proposed.
+fn paxos_start(proposed: &[&str]) -> sim_core::Sim<protocols::paxos::PaxosNode> {
+    let config = PaxosConfig {
+        proposers: vec!["p1".into(), "p2".into()],
+        acceptors: vec!["a1".into(), "a2".into(), "a3".into()],
+        ..PaxosConfig::lesson()
+    };
+    let mut sim = sim_core::Sim::new(SimConfig::seeded(0));
+    for (id, name) in Paxos::nodes(&config).iter().enumerate() {
+        sim.add_node(name, Paxos::build(&config, sim_core::NodeId(id as u32)));
+    }
+    let values: BTreeSet<protocols::paxos::msg::Value> =
+        proposed.iter().map(|v| (*v).into()).collect();
+    sim.add_invariant(Box::new(Validity::new(&config.acceptors, values)));
+    for p in ["p1", "p2"] {
+        let node = sim.node_id(p).unwrap();
+        sim.schedule(Instant::ZERO, Action::Command(node, PaxosCommand::Propose));
+    }
+    sim.go_untimed();
+    sim
+}
+
+fn hash(sim: &sim_core::Sim<protocols::paxos::PaxosNode>) -> u64 {
+    sim.untimed_hash(&mut Vec::new(), &mut BufferHasher::default())
+}
+
+/// Goal: merging is sound. Method: both proposers propose, then their Prepares to a1 arrive in
+/// either order; and the same start with a different memory in an invariant. Proves: two
+/// paths to one state give one hash, whatever the queue's slots; a state that differs only in
+/// what an invariant remembers gets another hash (merging them could hide a violation).
+#[test]
+fn paths_to_one_state_merge_and_invariant_memory_keeps_states_apart() {
+    let mut start = paxos_start(&["p1", "p2"]);
+    let mut moves = Vec::new();
+    start.moves(false, false, &mut moves);
+    assert_eq!(moves.len(), 1, "only the timeline's next step: {moves:?}");
+    start.take(moves[0]);
+    start.moves(false, false, &mut moves);
+    start.take(moves[moves.len() - 1]); // p2's Propose, the last move listed.
+    start.moves(false, false, &mut moves);
+    assert_eq!(
+        moves
+            .iter()
+            .filter(|m| matches!(m, Move::Deliver(_)))
+            .count(),
+        6,
+        "two Prepares to each acceptor: {moves:?}"
+    );
+    // p1's Prepares to a1 and a2 are the first two messages sent (its broadcast, in order).
+    let delivering = |sim: &sim_core::Sim<_>, id: u64| -> Move {
+        let mut moves = Vec::new();
+        sim.moves(false, false, &mut moves);
+        moves
+            .into_iter()
+            .find(|&m| {
+                sim.clone().take(m)
+                    == sim_core::Taken::Delivered {
+                        id: sim_core::MsgId(id),
+                        copy: false,
+                    }
+            })
+            .expect("in flight")
+    };
+    let (mut ab, mut ba) = (start.clone(), start.clone());
+    let first = delivering(&ab, 1);
+    ab.take(first);
+    let second = delivering(&ab, 2);
+    ab.take(second);
+    let second = delivering(&ba, 2);
+    ba.take(second);
+    let first = delivering(&ba, 1);
+    ba.take(first);
+    assert_eq!(hash(&ab), hash(&ba), "two orders, one state");
+    assert_ne!(hash(&ab), hash(&start));
+    let other_memory = paxos_start(&["p1", "p2", "p3"]);
+    assert_ne!(
+        hash(&paxos_start(&["p1", "p2"])),
+        hash(&other_memory),
+        "the same nodes and network, another memory of what was proposed"
+    );
+}
+
+/// Goal: a bug knob is found exhaustively, on a shortest path, and the file it writes replays
+/// it in time. Method: `dsim explore --exhaustive` of the two-proposer file with each knob
+/// that needs no crash, then `dsim run` of the written file. Proves: exit 1, the path's length
+/// (pinned: 13 moves, the fewest that get a second value accepted above a chosen one), a file
+/// that replays, and `dsim run` of it passing by showing the violation.
+#[test]
+fn bug_knobs_are_found_on_a_shortest_path_that_replays() {
+    for bug in ["accept_below_promise", "ignore_accepted_in_promises"] {
+        let out = scratch(&format!("exhaustive-{bug}")).join("found.ron");
+        let o = dsim(&[
+            "explore",
+            "search/paxos-exhaustive",
+            "--exhaustive",
+            "--bug",
+            bug,
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{bug}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let v = &json["violation"];
+        assert_eq!(v["depth"], 13, "{bug}: {v}");
+        assert_eq!(v["replays"], true, "{bug}");
+        assert_eq!(v["invariants"][0], "chosen-value-is-stable", "{bug}");
+        let run = dsim(&["run", out.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(0), "{bug}: {}", stdout(&run));
+        assert!(stdout(&run).contains("violation of chosen-value-is-stable"));
+    }
+}
+
+/// Goal: the CLI prints what a person needs and refuses what has no meaning. Method: a
+/// bounded search in words and as JSON; the random search's fault flags, and a file with a
+/// schedule of its own. Proves: counts and the sometimes line in words, `unique_states` in
+/// JSON, exit 2 with a reason for each refusal.
+#[test]
+fn the_cli_reports_and_refuses() {
+    let o = dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--max-depth",
+        "6",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("540 distinct states, 1380 transitions, depth 6"),
+        "{text}"
+    );
+    assert!(text.contains("sometimes \"a value is chosen\""), "{text}");
+    let o = dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--max-depth",
+        "6",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["unique_states"], 540);
+    assert_eq!(json["order"], "bfs");
+    let o = dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--crashes",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--crashes belongs to the random search"),
+        "{}",
+        stderr(&o)
+    );
+    let regression =
+        crate::support::root().join("scenarios/regressions/paxos-accept-below-promise.ron");
+    let o = dsim(&["explore", regression.to_str().unwrap(), "--exhaustive"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("has a `schedule`"), "{}", stderr(&o));
+    let o = dsim(&["explore", "search/paxos-exhaustive", "--max-depth", "3"]);
+    assert_eq!(o.status.code(), Some(2), "--max-depth needs --exhaustive");
+}
