@@ -13,6 +13,12 @@ mod trace_input;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc, not the system allocator: an exhaustive search's threads allocate states that
+/// the merging thread frees, which glibc's allocator serialises on its arena locks (two
+/// threads ran slower than one). Nothing observable depends on the allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// dsim replays distributed-protocol scenarios deterministically: the same scenario and seed give
 /// the same story and the same trace, byte for byte, on any machine.
 ///

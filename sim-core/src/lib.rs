@@ -52,7 +52,9 @@ pub use check::{Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId};
-pub use kernel::{Limits, Move, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken};
+pub use kernel::{
+    Limits, Move, MoveKind, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken,
+};
 pub use link::{Latency, LinkConfig};
 pub use net::{DropReason, FaultRule, RuleAction};
 pub use oracle::{Choice, Draws, Oracle};

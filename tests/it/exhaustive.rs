@@ -183,7 +183,7 @@ fn paths_to_one_state_merge_and_invariant_memory_keeps_states_apart() {
     assert_eq!(
         moves
             .iter()
-            .filter(|m| matches!(m, Move::Deliver(_)))
+            .filter(|m| m.kind == sim_core::MoveKind::Deliver)
             .count(),
         6,
         "two Prepares to each acceptor: {moves:?}"
@@ -250,6 +250,25 @@ fn bug_knobs_are_found_on_a_shortest_path_that_replays() {
         let run = dsim(&["run", out.to_str().unwrap()]);
         assert_eq!(run.status.code(), Some(0), "{bug}: {}", stdout(&run));
         assert!(stdout(&run).contains("violation of chosen-value-is-stable"));
+        // The same path, byte for byte, on one thread and on two.
+        let one = scratch(&format!("exhaustive-{bug}-one")).join("found.ron");
+        let o = dsim(&[
+            "explore",
+            "search/paxos-exhaustive",
+            "--exhaustive",
+            "--bug",
+            bug,
+            "--jobs",
+            "1",
+            "--out",
+            one.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            std::fs::read_to_string(&one).unwrap(),
+            std::fs::read_to_string(&out).unwrap(),
+            "{bug}"
+        );
     }
 }
 

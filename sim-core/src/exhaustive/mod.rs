@@ -23,8 +23,7 @@ pub use timed::{TimedPath, timed};
 use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
-use crate::kernel::{Move, Sim};
-use std::collections::VecDeque;
+use crate::kernel::{Move, MoveKind, Sim};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -144,30 +143,65 @@ pub struct Report {
     pub sometimes: Vec<Reached>,
 }
 
-/// What the search remembers of a visited state: how it was first reached.
+/// What the search remembers of a visited state: how it was reached.
 #[derive(Clone, Copy)]
 struct Seen {
     parent: u64,
     mv: Move,
+    /// Moves from the start (breadth first: the state's level).
+    depth: u32,
 }
 
-/// The visited states by fingerprint, and how each was first reached. Fingerprints are
-/// already hashes, so the table uses them as they are; it is only ever looked up, never
-/// iterated, so its layout cannot reach any output. 24 bytes a state.
-#[derive(Default)]
+/// How many locks the visited set is split under.
+const SHARDS: usize = 64;
+
+/// The visited states by fingerprint, and how each was reached, in shards that threads lock
+/// one at a time. Fingerprints are already hashes, so the tables use them as they are; they
+/// are only ever looked up, never iterated, so their layout cannot reach any output.
+/// 32 bytes a state.
 struct Visited {
-    table: hashbrown::HashTable<(u64, Seen)>,
+    shards: Vec<std::sync::Mutex<hashbrown::HashTable<(u64, Seen)>>>,
+}
+
+impl Default for Visited {
+    fn default() -> Self {
+        Visited {
+            shards: (0..SHARDS).map(|_| Default::default()).collect(),
+        }
+    }
 }
 
 impl Visited {
-    fn get(&self, fp: u64) -> Option<&Seen> {
-        self.table.find(fp, |e| e.0 == fp).map(|e| &e.1)
+    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, hashbrown::HashTable<(u64, Seen)>> {
+        self.shards[(fp >> 58) as usize % SHARDS]
+            .lock()
+            .expect("a thread panicked holding the visited set")
     }
-    fn contains_key(&self, fp: &u64) -> bool {
-        self.get(*fp).is_some()
+
+    fn get(&self, fp: u64) -> Option<Seen> {
+        self.shard(fp).find(fp, |e| e.0 == fp).map(|e| e.1)
     }
-    fn insert(&mut self, fp: u64, seen: Seen) {
-        self.table.insert_unique(fp, (fp, seen), |e| e.0);
+
+    /// Records that `fp` is reached as `seen`; whether it is new. A state reached again at
+    /// its own depth takes the smaller of the two (parent, move) as its way there, so the
+    /// path to it does not depend on which thread came first.
+    fn reach(&self, fp: u64, seen: Seen) -> bool {
+        let mut shard = self.shard(fp);
+        match shard.find_mut(fp, |e| e.0 == fp) {
+            Some(entry) => {
+                let old = &mut entry.1;
+                if old.depth == seen.depth
+                    && (seen.parent, seen.mv.rank()) < (old.parent, old.mv.rank())
+                {
+                    *old = seen;
+                }
+                false
+            }
+            None => {
+                shard.insert_unique(fp, (fp, seen), |e| e.0);
+                true
+            }
+        }
     }
 }
 
@@ -180,21 +214,16 @@ struct Frontier<A: Actor> {
     dups: u32,
 }
 
-/// A state one move away from a frontier state.
-struct Successor<A: Actor> {
-    next: Frontier<A>,
-    parent: u64,
-    mv: Move,
-}
-
-/// A frontier state expanded by a thread.
-struct Expanded<A: Actor> {
-    /// Nothing can happen in it (and it violates nothing).
-    terminal: bool,
-    /// How many moves it has.
-    moves: u64,
-    /// Its successors not seen before the level.
-    fresh: Vec<Successor<A>>,
+/// What one thread found expanding its part of a level.
+struct Expansion<A: Actor> {
+    /// The new states (first reached by this thread).
+    next: Vec<Frontier<A>>,
+    transitions: u64,
+    terminal: u64,
+    /// The smallest fingerprint among the new states that break an invariant.
+    violation: Option<(u64, Vec<Violation>)>,
+    /// Per `sometimes` property, the smallest fingerprint among the new states that have it.
+    reached: Vec<Option<u64>>,
 }
 
 /// Explores every state reachable from `start` (a run already made untimed, with its
@@ -212,9 +241,13 @@ pub fn explore<A: Actor>(
         stats: Stats::default(),
         violation: None,
         reached: vec![None; sometimes.len()],
-        scratch: Vec::new(),
     };
-    let root = search.fingerprint(&start, options.loss_budget, options.dup_budget);
+    let root = fingerprint(
+        &start,
+        options.loss_budget,
+        options.dup_budget,
+        &mut Default::default(),
+    );
     let first = Frontier {
         sim: start,
         fp: root,
@@ -222,25 +255,30 @@ pub fn explore<A: Actor>(
         losses: options.loss_budget,
         dups: options.dup_budget,
     };
-    let inside = options.within.as_ref().is_none_or(|w| w(&first.sim));
-    if inside {
-        search.visited.insert(
+    if options.within.as_ref().is_none_or(|w| w(&first.sim)) {
+        search.visited.reach(
             root,
             Seen {
                 parent: root,
-                mv: Move::Act(u32::MAX),
+                mv: ROOT_MOVE,
+                depth: 0,
             },
         );
         search.stats.unique_states = 1;
-        search.judge(&first);
+        if !first.sim.violations().is_empty() {
+            search.violation = Some((root, first.sim.violations().to_vec()));
+        }
+        for (i, s) in sometimes.iter().enumerate() {
+            if (s.holds)(&first.sim) {
+                search.reached[i] = Some(root);
+            }
+        }
         match options.order {
-            Order::Bfs if options.jobs > 1 => search.bfs_parallel(first, progress),
             Order::Bfs => search.bfs(first, progress),
             Order::Dfs => search.dfs(first, progress),
         }
     }
-    let complete = !search.stop() && !search.stats.hit_state_limit;
-    search.stats.complete = complete;
+    search.stats.complete = !search.stop() && !search.stats.hit_state_limit;
     let paths: Vec<Option<Vec<Move>>> = search
         .reached
         .iter()
@@ -273,6 +311,23 @@ pub fn follow<A: Actor>(start: &Sim<A>, path: &[Move]) -> Sim<A> {
     sim
 }
 
+/// The root's stand-in for "the move that led here".
+const ROOT_MOVE: Move = Move::ROOT;
+
+/// A state's fingerprint: its untimed hash and the budgets it has left.
+fn fingerprint<A: Actor>(
+    sim: &Sim<A>,
+    losses: u32,
+    dups: u32,
+    scratch: &mut (Vec<u64>, BufferHasher),
+) -> u64 {
+    stable_hash(&(
+        sim.untimed_hash(&mut scratch.0, &mut scratch.1),
+        losses,
+        dups,
+    ))
+}
+
 struct Search<'a, A: Actor> {
     options: &'a Options<A>,
     sometimes: &'a [Sometimes<A>],
@@ -280,254 +335,246 @@ struct Search<'a, A: Actor> {
     stats: Stats,
     violation: Option<(u64, Vec<Violation>)>,
     reached: Vec<Option<u64>>,
-    scratch: Vec<u64>,
 }
 
-/// How often (in states) the progress callback is called.
+/// How often (in states) depth-first search calls the progress callback.
 const PROGRESS_EVERY: u64 = 1 << 14;
 
-impl<A: Actor> Search<'_, A> {
-    fn fingerprint(&mut self, sim: &Sim<A>, losses: u32, dups: u32) -> u64 {
-        let mut h = BufferHasher::default();
-        stable_hash(&(sim.untimed_hash(&mut self.scratch, &mut h), losses, dups))
+/// The smaller-fingerprint one of two candidates (for choices that must not depend on order).
+fn least<T>(a: Option<(u64, T)>, b: Option<(u64, T)>) -> Option<(u64, T)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
     }
+}
 
+impl<A: Actor> Search<'_, A> {
     /// Whether the search is over before every state was seen.
     fn stop(&self) -> bool {
         (self.violation.is_some() && !self.options.keep_going) || self.stats.hit_state_limit
     }
 
-    /// Checks a newly visited state: its violations and `sometimes` properties.
-    fn judge(&mut self, state: &Frontier<A>) {
-        self.stats.max_depth = self.stats.max_depth.max(state.depth);
-        if self.violation.is_none() && !state.sim.violations().is_empty() {
-            self.violation = Some((state.fp, state.sim.violations().to_vec()));
-        }
-        for (i, s) in self.sometimes.iter().enumerate() {
-            if self.reached[i].is_none() && (s.holds)(&state.sim) {
-                self.reached[i] = Some(state.fp);
-            }
-        }
-        if self.stats.unique_states >= self.options.max_states {
-            self.stats.hit_state_limit = true;
-        }
-    }
-
-    /// Whether a visited state's successors are to be explored.
-    fn expands(&mut self, state: &Frontier<A>) -> bool {
-        if state.sim.stopped().is_some() {
-            return false;
-        }
-        if self.options.max_depth.is_some_and(|d| state.depth >= d) {
-            self.stats.hit_depth_limit = true;
-            return false;
-        }
-        true
-    }
-
-    /// The states one move away from `state`, inside the boundary (fingerprinted).
-    fn successors(
+    /// Expands `state`: each successor inside the boundary is counted, and the new ones are
+    /// pushed to `out.next` and judged.
+    fn expand(
         options: &Options<A>,
+        sometimes: &[Sometimes<A>],
+        visited: &Visited,
         state: &Frontier<A>,
         moves: &mut Vec<Move>,
         scratch: &mut (Vec<u64>, BufferHasher),
-        out: &mut Vec<Successor<A>>,
+        out: &mut Expansion<A>,
     ) {
         state.sim.moves(state.losses > 0, state.dups > 0, moves);
+        let mut any = false;
         for &mv in moves.iter() {
             let mut sim = state.sim.clone();
             sim.take(mv);
-            let losses = state.losses - u32::from(matches!(mv, Move::Lose(_)));
-            let dups = state.dups - u32::from(matches!(mv, Move::Duplicate(_)));
             if options.within.as_ref().is_some_and(|w| !w(&sim)) {
                 continue;
             }
-            let fp = stable_hash(&(
-                sim.untimed_hash(&mut scratch.0, &mut scratch.1),
-                losses,
-                dups,
-            ));
-            out.push(Successor {
-                next: Frontier {
-                    sim,
-                    fp,
-                    depth: state.depth + 1,
-                    losses,
-                    dups,
-                },
+            any = true;
+            out.transitions += 1;
+            let losses = state.losses - u32::from(mv.kind == MoveKind::Lose);
+            let dups = state.dups - u32::from(mv.kind == MoveKind::Duplicate);
+            let fp = fingerprint(&sim, losses, dups, scratch);
+            let seen = Seen {
                 parent: state.fp,
                 mv,
+                depth: state.depth + 1,
+            };
+            if !visited.reach(fp, seen) {
+                continue;
+            }
+            if !sim.violations().is_empty() {
+                let candidate = Some((fp, sim.violations().to_vec()));
+                out.violation = least(out.violation.take(), candidate);
+            }
+            for (i, s) in sometimes.iter().enumerate() {
+                if (s.holds)(&sim) {
+                    out.reached[i] =
+                        least(out.reached[i].map(|f| (f, ())), Some((fp, ()))).map(|(f, ())| f);
+                }
+            }
+            out.next.push(Frontier {
+                sim,
+                fp,
+                depth: state.depth + 1,
+                losses,
+                dups,
             });
         }
-    }
-
-    /// Records a successor; returns it if its state is new.
-    fn visit(&mut self, s: Successor<A>) -> Option<Frontier<A>> {
-        self.stats.transitions += 1;
-        if self.visited.contains_key(&s.next.fp) {
-            return None;
+        if !any && state.sim.violations().is_empty() {
+            out.terminal += 1;
         }
-        self.visited.insert(
-            s.next.fp,
-            Seen {
-                parent: s.parent,
-                mv: s.mv,
-            },
-        );
-        self.stats.unique_states += 1;
-        self.judge(&s.next);
-        Some(s.next)
     }
 
+    fn empty_expansion(&self) -> Expansion<A> {
+        Expansion {
+            next: Vec::new(),
+            transitions: 0,
+            terminal: 0,
+            violation: None,
+            reached: vec![None; self.sometimes.len()],
+        }
+    }
+
+    /// Folds a thread's findings into the search's.
+    fn absorb(&mut self, e: &mut Expansion<A>) {
+        self.stats.transitions += e.transitions;
+        self.stats.terminal += e.terminal;
+        self.stats.unique_states += e.next.len() as u64;
+        if let Some(max) = e.next.iter().map(|s| s.depth).max() {
+            self.stats.max_depth = self.stats.max_depth.max(max);
+        }
+        if self.violation.is_none() {
+            self.violation = e.violation.take();
+        }
+        for (mine, theirs) in self.reached.iter_mut().zip(&e.reached) {
+            if mine.is_none() {
+                *mine = *theirs;
+            }
+        }
+    }
+
+    /// Breadth first, a level at a time. A level's states are expanded on `jobs` threads
+    /// (each a share of them) against one visited set; the next level is the set of states
+    /// first reached from it, whatever the order, so the counts are the same at any thread
+    /// count. Where a choice among the level's states is made (the violation reported, each
+    /// `sometimes` example, a state's way there), the smallest fingerprint wins, so the paths
+    /// are the same too. Limits are looked at between levels.
     fn bfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
-        let mut queue = VecDeque::from([first]);
-        let (mut moves, mut scratch, mut out) = (Vec::new(), Default::default(), Vec::new());
-        while let Some(state) = queue.pop_front() {
-            if self.stop() {
-                break;
-            }
-            if !self.expands(&state) {
-                continue;
-            }
-            out.clear();
-            Self::successors(self.options, &state, &mut moves, &mut scratch, &mut out);
-            if out.is_empty() && state.sim.violations().is_empty() {
-                self.stats.terminal += 1;
-            }
-            for s in out.drain(..) {
-                if let Some(new) = self.visit(s) {
-                    queue.push_back(new);
-                }
-                if self.stop() {
-                    break;
-                }
-            }
-            if self.stats.unique_states.is_multiple_of(PROGRESS_EVERY) {
-                progress(&self.stats);
-            }
-        }
-        progress(&self.stats);
-    }
-
-    fn dfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
-        let mut stack = vec![first];
-        let (mut moves, mut scratch, mut out) = (Vec::new(), Default::default(), Vec::new());
-        while let Some(state) = stack.pop() {
-            if self.stop() {
-                break;
-            }
-            if !self.expands(&state) {
-                continue;
-            }
-            out.clear();
-            Self::successors(self.options, &state, &mut moves, &mut scratch, &mut out);
-            if out.is_empty() && state.sim.violations().is_empty() {
-                self.stats.terminal += 1;
-            }
-            // Pushed in reverse, so the first move is explored first.
-            let before = stack.len();
-            for s in out.drain(..) {
-                if let Some(new) = self.visit(s) {
-                    stack.push(new);
-                }
-                if self.stop() {
-                    break;
-                }
-            }
-            stack[before..].reverse();
-            if self.stats.unique_states.is_multiple_of(PROGRESS_EVERY) {
-                progress(&self.stats);
-            }
-        }
-        progress(&self.stats);
-    }
-
-    /// Breadth first, a level at a time: the level's states are expanded on `jobs` threads,
-    /// then their successors are visited in frontier order, exactly as [`Search::bfs`] would.
-    fn bfs_parallel(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
         let jobs = self.options.jobs.max(1);
         let mut level = vec![first];
         while !level.is_empty() && !self.stop() {
-            let expanding: Vec<Frontier<A>> = level
-                .into_iter()
-                .filter(|state| self.expands(state))
-                .collect();
-            let chunk = expanding.len().div_ceil(jobs).max(1);
-            let mut chunks: Vec<Vec<Frontier<A>>> = Vec::new();
-            let mut rest = expanding;
-            while rest.len() > chunk {
-                let tail = rest.split_off(chunk);
-                chunks.push(rest);
-                rest = tail;
+            if let Some(bound) = self.options.max_depth
+                && level[0].depth >= bound
+            {
+                self.stats.hit_depth_limit = true;
+                break;
             }
-            chunks.push(rest);
-            let options = self.options;
-            let visited = &self.visited;
-            // Each thread returns, per state of its chunk, the successors not seen before
-            // this level (whether they are new within the level is decided in the merge).
-            let expanded: Vec<Vec<Expanded<A>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = chunks
-                    .into_iter()
-                    .map(|chunk| {
-                        scope.spawn(move || {
-                            let (mut moves, mut scratch) = (Vec::new(), Default::default());
-                            chunk
-                                .iter()
-                                .map(|state| {
-                                    let mut out = Vec::new();
-                                    Self::successors(
+            level.retain(|s| s.sim.stopped().is_none());
+            let mut shares: Vec<Vec<Frontier<A>>> = (0..jobs).map(|_| Vec::new()).collect();
+            for (i, state) in level.into_iter().enumerate() {
+                shares[i % jobs].push(state);
+            }
+            let (options, sometimes, visited) = (self.options, self.sometimes, &self.visited);
+            let fresh = || Expansion {
+                next: Vec::new(),
+                transitions: 0,
+                terminal: 0,
+                violation: None,
+                reached: vec![None; sometimes.len()],
+            };
+            let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
+                let mut out = fresh();
+                let (mut moves, mut scratch) = (Vec::new(), Default::default());
+                for state in shares.pop().expect("one share") {
+                    Self::expand(
+                        options,
+                        sometimes,
+                        visited,
+                        &state,
+                        &mut moves,
+                        &mut scratch,
+                        &mut out,
+                    );
+                }
+                vec![out]
+            } else {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = shares
+                        .into_iter()
+                        .map(|share| {
+                            let mut out = fresh();
+                            scope.spawn(move || {
+                                let (mut moves, mut scratch) = (Vec::new(), Default::default());
+                                for state in share {
+                                    Self::expand(
                                         options,
-                                        state,
+                                        sometimes,
+                                        visited,
+                                        &state,
                                         &mut moves,
                                         &mut scratch,
                                         &mut out,
                                     );
-                                    let terminal =
-                                        out.is_empty() && state.sim.violations().is_empty();
-                                    let moves = out.len() as u64;
-                                    out.retain(|s| !visited.contains_key(&s.next.fp));
-                                    Expanded {
-                                        terminal,
-                                        moves,
-                                        fresh: out,
-                                    }
-                                })
-                                .collect::<Vec<_>>()
+                                }
+                                out
+                            })
                         })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("an exploring thread panicked"))
-                    .collect()
-            });
-            let mut next = Vec::new();
-            'merge: for expanded in expanded.into_iter().flatten() {
-                if expanded.terminal {
-                    self.stats.terminal += 1;
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("an exploring thread panicked"))
+                        .collect()
+                })
+            };
+            // The level's findings, least fingerprint first, whatever thread found them.
+            let mut merged = self.empty_expansion();
+            for e in &mut expansions {
+                merged.transitions += e.transitions;
+                merged.terminal += e.terminal;
+                merged.violation = least(merged.violation.take(), e.violation.take());
+                for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
+                    *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
                 }
-                // Successors seen before this level were dropped by the thread; they count
-                // as transitions all the same.
-                self.stats.transitions += expanded.moves - expanded.fresh.len() as u64;
-                for s in expanded.fresh {
-                    if let Some(new) = self.visit(s) {
-                        next.push(new);
-                    }
-                    if self.stop() {
-                        break 'merge;
-                    }
-                }
+                merged.next.append(&mut e.next);
+            }
+            self.absorb(&mut merged);
+            if self.stats.unique_states >= self.options.max_states {
+                self.stats.hit_state_limit = true;
             }
             progress(&self.stats);
-            level = next;
+            level = merged.next;
         }
+    }
+
+    fn dfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
+        let mut stack = vec![first];
+        let (mut moves, mut scratch) = (Vec::new(), Default::default());
+        let mut last_progress = 0;
+        while let Some(state) = stack.pop() {
+            if self.stop() {
+                break;
+            }
+            if state.sim.stopped().is_some() {
+                continue;
+            }
+            if self.options.max_depth.is_some_and(|d| state.depth >= d) {
+                self.stats.hit_depth_limit = true;
+                continue;
+            }
+            let mut out = self.empty_expansion();
+            Self::expand(
+                self.options,
+                self.sometimes,
+                &self.visited,
+                &state,
+                &mut moves,
+                &mut scratch,
+                &mut out,
+            );
+            self.absorb(&mut out);
+            // Pushed in reverse, so the first move is explored first.
+            stack.extend(out.next.into_iter().rev());
+            if self.stats.unique_states >= self.options.max_states {
+                self.stats.hit_state_limit = true;
+            }
+            if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
+                last_progress = self.stats.unique_states;
+                progress(&self.stats);
+            }
+        }
+        progress(&self.stats);
     }
 
     /// The moves from the start to the visited state `fp`.
     fn path_to(&self, mut fp: u64) -> Vec<Move> {
         let mut path = Vec::new();
         loop {
-            let seen = *self
+            let seen = self
                 .visited
                 .get(fp)
                 .expect("every state on a path was visited");

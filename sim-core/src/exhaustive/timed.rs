@@ -44,7 +44,7 @@ pub fn timed<A: Actor>(start: &Sim<A>, path: &[Move], spacing: Duration) -> Time
     let mut act_times = Vec::new();
     let mut now = Instant::ZERO;
     for &mv in path {
-        let own = matches!(mv, Move::Deliver(_)) && sim.is_own_delivery(mv);
+        let own = sim.is_own_delivery(mv);
         if !own {
             now += spacing;
         }

@@ -12,7 +12,7 @@
 mod actions;
 mod untimed;
 
-pub use untimed::{Move, Taken};
+pub use untimed::{Move, MoveKind, Taken};
 
 use crate::action::Action;
 use crate::actor::{Actor, Context, Effect, Message};

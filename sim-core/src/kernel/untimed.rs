@@ -16,21 +16,47 @@ use crate::trace::{Event, Kinds};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
-/// One thing that may happen next in an untimed run. Slots name pending events of this very
-/// state: a move is meaningful only for the `Sim` it was listed for (or an exact clone).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Move {
-    /// Deliver the message in this queue slot.
-    Deliver(u32),
+/// What sort of thing a [`Move`] makes happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MoveKind {
+    /// Deliver a message in flight.
+    Deliver,
     /// Deliver a copy of it and leave it in flight (a message is copied at most once, as the
     /// timed network does).
-    Duplicate(u32),
+    Duplicate,
     /// Lose it.
-    Lose(u32),
-    /// Fire the timer event in this slot.
-    Fire(u32),
-    /// Take the timeline's next step (in this slot).
-    Act(u32),
+    Lose,
+    /// Fire a pending timer.
+    Fire,
+    /// Take the timeline's next step.
+    Act,
+}
+
+/// One thing that may happen next in an untimed run. A move names its event by content (the
+/// message's sender, receiver and payload; the timer's node and tag), so it means the same in
+/// every state with the same hash, however that state's queue is laid out; the queue slot it
+/// was listed at only makes it quick to find again in the very state it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// What it does.
+    pub kind: MoveKind,
+    /// The event's content hash.
+    pub key: u64,
+    slot: u32,
+}
+
+impl Move {
+    /// A stand-in for "no move" (the start of a search's paths).
+    pub const ROOT: Move = Move {
+        kind: MoveKind::Act,
+        key: u64::MAX,
+        slot: u32::MAX,
+    };
+
+    /// The order of moves that does not depend on a queue's layout.
+    pub fn rank(&self) -> (MoveKind, u64) {
+        (self.kind, self.key)
+    }
 }
 
 /// What a move did, in terms that outlive the state: what a timed replay needs.
@@ -94,7 +120,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         let mut deliveries: Vec<(u64, u64, u32, bool)> = Vec::new();
-        let mut timers: Vec<(u32, u64, u32)> = Vec::new();
+        let mut timers: Vec<(u64, u32)> = Vec::new();
         let mut next_action: Option<(crate::time::Instant, u64, u32)> = None;
         for (slot, at, seq, event) in self.queue.entries() {
             match event {
@@ -108,9 +134,9 @@ impl<A: Actor> Sim<A> {
                 Pending::Timer { node, generation } => {
                     let n = &self.nodes[node.index()];
                     if n.status == Status::Up
-                        && n.timers.iter().any(|t| t.generation == *generation)
+                        && let Some(t) = n.timers.iter().find(|t| t.generation == *generation)
                     {
-                        timers.push((node.0, *generation, slot));
+                        timers.push((stable_hash(&(node, &t.timer)), slot));
                     }
                 }
                 Pending::Action(_) => {
@@ -128,37 +154,100 @@ impl<A: Actor> Sim<A> {
             .entries()
             .filter(|(.., e)| matches!(e, Pending::Deliver { from, to, .. } if from == to))
             .min_by_key(|(_, _, seq, _)| *seq)
+            && let Pending::Deliver {
+                from,
+                to,
+                msg,
+                copied,
+                ..
+            } = own.3
         {
-            out.push(Move::Deliver(own.0));
+            out.push(Move {
+                kind: MoveKind::Deliver,
+                key: stable_hash(&(from, to, msg, copied)),
+                slot: own.0,
+            });
             return;
         }
         deliveries.sort_unstable();
         deliveries.dedup_by_key(|d| d.0);
-        for &(_, _, slot, copied) in &deliveries {
-            out.push(Move::Deliver(slot));
+        let at = |kind, key, slot| Move { kind, key, slot };
+        for &(key, _, slot, copied) in &deliveries {
+            out.push(at(MoveKind::Deliver, key, slot));
             if duplicate && !copied {
-                out.push(Move::Duplicate(slot));
+                out.push(at(MoveKind::Duplicate, key, slot));
             }
             if lose {
-                out.push(Move::Lose(slot));
+                out.push(at(MoveKind::Lose, key, slot));
             }
         }
         timers.sort_unstable();
-        out.extend(timers.iter().map(|t| Move::Fire(t.2)));
-        out.extend(next_action.map(|a| Move::Act(a.2)));
+        out.extend(
+            timers
+                .iter()
+                .map(|&(key, slot)| at(MoveKind::Fire, key, slot)),
+        );
+        out.extend(next_action.map(|a| at(MoveKind::Act, 0, a.2)));
     }
 
     /// Makes `mv` happen (one step, at the standing time); says what it did. Panics on a move
     /// that was not listed for this state.
     pub fn take(&mut self, mv: Move) -> Taken {
-        let taken = self.take_one(mv);
+        let slot = self.find(mv);
+        let taken = self.take_one(mv.kind, slot);
         self.drop_stale_timers();
         taken
     }
 
-    fn take_one(&mut self, mv: Move) -> Taken {
-        match mv {
-            Move::Deliver(slot) => {
+    /// The slot of `mv`'s event in this state: where it was listed, if the event there is
+    /// still the one meant, or else the event with its content. Panics if there is none.
+    fn find(&self, mv: Move) -> u32 {
+        let key_at = |slot: u32| -> Option<u64> {
+            match self.queue.get(slot)? {
+                Pending::Deliver {
+                    from,
+                    to,
+                    msg,
+                    copied,
+                    ..
+                } => matches!(
+                    mv.kind,
+                    MoveKind::Deliver | MoveKind::Duplicate | MoveKind::Lose
+                )
+                .then(|| stable_hash(&(from, to, msg, copied))),
+                Pending::Timer { node, generation } => {
+                    let n = &self.nodes[node.index()];
+                    let t = n.timers.iter().find(|t| t.generation == *generation)?;
+                    (mv.kind == MoveKind::Fire && n.status == Status::Up)
+                        .then(|| stable_hash(&(node, &t.timer)))
+                }
+                Pending::Action(_) => (mv.kind == MoveKind::Act).then_some(0),
+                Pending::Start(_) => None,
+            }
+        };
+        if mv.kind != MoveKind::Act && key_at(mv.slot) == Some(mv.key) {
+            return mv.slot;
+        }
+        if mv.kind == MoveKind::Act {
+            // The timeline's next step: the earliest pending one.
+            return self
+                .queue
+                .entries()
+                .filter(|(.., e)| matches!(e, Pending::Action(_)))
+                .min_by_key(|&(_, at, seq, _)| (at, seq))
+                .map(|(slot, ..)| slot)
+                .expect("a timeline step is pending");
+        }
+        self.queue
+            .entries()
+            .map(|(slot, ..)| slot)
+            .find(|&slot| key_at(slot) == Some(mv.key))
+            .unwrap_or_else(|| panic!("no event for {mv:?} in this state"))
+    }
+
+    fn take_one(&mut self, kind: MoveKind, slot: u32) -> Taken {
+        match kind {
+            MoveKind::Deliver => {
                 let Some((
                     _,
                     Pending::Deliver {
@@ -172,7 +261,7 @@ impl<A: Actor> Sim<A> {
                 self.deliver(id, from, to, msg);
                 Taken::Delivered { id, copy: false }
             }
-            Move::Duplicate(slot) => {
+            MoveKind::Duplicate => {
                 let Some(Pending::Deliver {
                     id,
                     from,
@@ -200,7 +289,7 @@ impl<A: Actor> Sim<A> {
                 self.deliver(id, from, to, msg);
                 Taken::Delivered { id, copy: true }
             }
-            Move::Lose(slot) => {
+            MoveKind::Lose => {
                 let Some((
                     _,
                     Pending::Deliver {
@@ -224,7 +313,7 @@ impl<A: Actor> Sim<A> {
                 }
                 Taken::Lost(id)
             }
-            Move::Fire(slot) => {
+            MoveKind::Fire => {
                 let Some((_, Pending::Timer { node, generation })) = self.queue.remove(slot) else {
                     panic!("no timer in slot {slot}");
                 };
@@ -237,7 +326,7 @@ impl<A: Actor> Sim<A> {
                 assert!(fired, "only live timers of running nodes are moves");
                 Taken::Fired { node, arming }
             }
-            Move::Act(slot) => {
+            MoveKind::Act => {
                 let Some((_, Pending::Action(action))) = self.queue.remove(slot) else {
                     panic!("no timeline step in slot {slot}");
                 };
@@ -344,13 +433,11 @@ impl<A: Actor> Sim<A> {
 
     /// Whether `mv` delivers a message a node sent itself.
     pub fn is_own_delivery(&self, mv: Move) -> bool {
-        match mv {
-            Move::Deliver(slot) => matches!(
-                self.queue.get(slot),
+        mv.kind == MoveKind::Deliver
+            && matches!(
+                self.queue.get(self.find(mv)),
                 Some(Pending::Deliver { from, to, .. }) if from == to
-            ),
-            _ => false,
-        }
+            )
     }
 
     /// How many messages the run has sent: message ids up to this one exist.
