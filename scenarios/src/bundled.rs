@@ -45,6 +45,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "search/paxos-crash" => "search/paxos-crash.ron",
     "search/raft-election" => "search/raft-election.ron",
     "search/paxos-exhaustive" => "search/paxos-exhaustive.ron",
+    "search/raft-exhaustive" => "search/raft-exhaustive.ron",
 };
 
 /// The bundled scenario called `name`.

@@ -108,6 +108,63 @@ fn two_proposers_to_a_depth_bound() {
     }
 }
 
+/// Goal: Raft elections, bounded, explore the same on any thread count. Method: the bundled
+/// three-node file with terms up to 3 and depth 6, on one thread and two. Proves: one pinned
+/// count (it depends on no message id or step number: the invariants' memory names nodes and
+/// terms, not ids), and a leader elected on some path.
+#[test]
+fn raft_elections_bounded_by_term_and_depth() {
+    let b = scenarios::bundled::find("search/raft-exhaustive").unwrap();
+    let l = loaded(b.name, b.source);
+    for jobs in [1, 2] {
+        let o = explore(
+            l.as_ref(),
+            Settings {
+                max_depth: Some(6),
+                max_epoch: Some(3),
+                jobs,
+                ..Settings::default()
+            },
+        );
+        assert_eq!(
+            (o.unique_states, o.transitions),
+            (11206, 26052),
+            "{jobs} threads"
+        );
+        assert!(o.violation.is_none());
+        assert_eq!(o.sometimes[0].depth, Some(3), "a timeout and two votes");
+    }
+}
+
+/// Goal: no protocol's state leaks a name that differs between two paths to one state (a
+/// message id, a step number), which would make the count depend on which path a thread took
+/// first. Method: every bundled scenario an untimed search can take, to depth 4, on one thread
+/// and two. Proves: the same counts.
+#[test]
+fn every_explorable_bundled_scenario_counts_the_same_on_two_threads() {
+    let mut explored = 0;
+    for b in scenarios::bundled::BUNDLED {
+        let l = loaded(b.name, b.source);
+        let settings = Settings {
+            max_depth: Some(4),
+            ..Settings::default()
+        };
+        let Ok(one) = l.exhaustive(&settings, "a test", &mut |_| {}) else {
+            continue; // Refused (a Delay rule, say): covered by the refusal test.
+        };
+        let two = explore(
+            l.as_ref(),
+            Settings {
+                jobs: 2,
+                ..settings
+            },
+        );
+        assert_eq!(counts(&one), counts(&two), "{}", b.name);
+        explored += 1;
+    }
+    assert!(explored >= 15, "{explored}");
+}
+
 /// Goal: loss and duplication budgets add exactly the states they should. Method: the
 /// one-proposer configuration with one loss, then one duplicate. Proves: more states than
 /// without (a lost Prepare, a Promise counted twice are new states), the same in every order,
@@ -250,6 +307,9 @@ fn bug_knobs_are_found_on_a_shortest_path_that_replays() {
         let run = dsim(&["run", out.to_str().unwrap()]);
         assert_eq!(run.status.code(), Some(0), "{bug}: {}", stdout(&run));
         assert!(stdout(&run).contains("violation of chosen-value-is-stable"));
+        if bug != "accept_below_promise" {
+            continue;
+        }
         // The same path, byte for byte, on one thread and on two.
         let one = scratch(&format!("exhaustive-{bug}-one")).join("found.ron");
         let o = dsim(&[

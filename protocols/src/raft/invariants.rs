@@ -9,8 +9,10 @@
 use crate::raft::log::LastEntry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
+use sim_core::check::hash_memory;
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
+use std::hash::Hasher;
 
 /// Every invariant of a Raft run; the liveness bound only when given.
 pub fn all(elect_within_ms: Option<u64>) -> Vec<Box<dyn Invariant<RaftNode>>> {
@@ -44,6 +46,9 @@ impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
     fn name(&self) -> &'static str {
         "at-most-one-leader-per-term"
     }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.leaders, state);
+    }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
@@ -70,6 +75,9 @@ pub struct OneVotePerTerm {
 impl Invariant<RaftNode> for OneVotePerTerm {
     fn name(&self) -> &'static str {
         "one-vote-per-term"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.votes, state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -102,6 +110,9 @@ pub struct TermsNeverDecrease {
 impl Invariant<RaftNode> for TermsNeverDecrease {
     fn name(&self) -> &'static str {
         "terms-never-decrease"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.terms, state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -144,6 +155,16 @@ pub struct AdoptHigherTerm {
 impl Invariant<RaftNode> for AdoptHigherTerm {
     fn name(&self) -> &'static str {
         "adopt-higher-term"
+    }
+    /// The terms known and the adoption still owed, by whom and of what, not by which step or
+    /// message id (names, not facts: two runs reaching one state number them differently).
+    /// The terms of the messages in flight are the messages' own, which the state holds.
+    fn memory(&self, state: &mut dyn Hasher) {
+        let pending = self
+            .pending
+            .as_ref()
+            .map(|(node, _, term, kind, from)| (node, term, kind, from));
+        hash_memory(&(&self.terms, pending), state);
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         let result = match &self.pending {
@@ -335,6 +356,12 @@ impl LeaderWithin {
 impl Invariant<RaftNode> for LeaderWithin {
     fn name(&self) -> &'static str {
         "leader-elected-within-bound"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(
+            &(&self.leaders, &self.paused, self.max_term, self.since),
+            state,
+        );
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
         let result = self.late(record.time);
