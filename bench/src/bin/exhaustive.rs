@@ -17,8 +17,10 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// (label, bundled file, depth bound, epoch bound, one proposer only).
-const CONFIGS: &[(&str, &str, Option<u32>, Option<u64>, bool)] = &[
+/// A configuration: (label, bundled file, depth bound, epoch bound, one proposer only).
+type Config = (&'static str, &'static str, Option<u32>, Option<u64>, bool);
+
+const CONFIGS: &[Config] = &[
     (
         "paxos 1x3 (complete)",
         "search/paxos-exhaustive",
