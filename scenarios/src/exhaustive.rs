@@ -14,7 +14,7 @@ use crate::schedule::{choice_text, full_schedule_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::exhaustive::{self, Boundary, Options, Order, Stats};
-use sim_core::{Action, Choice, Duration, Protocol, RuleAction, Sim, SimConfig};
+use sim_core::{Action, Choice, Duration, Protocol, RuleAction, Sim};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -154,16 +154,7 @@ pub fn refusal<P: Protocol>(prep: &Prepared<P>) -> Option<String> {
 
 /// The untimed start of `prep`'s exhaustive search: its nodes started, its timeline pending.
 fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
-    let config = SimConfig {
-        seed: prep.doc.seed,
-        link: prep.link,
-        limits: prep.limits,
-        stop_on_violation: true,
-    };
-    let mut sim = sim_core::build_sim::<P>(&prep.doc.config, config);
-    for (at, action) in &prep.timeline {
-        sim.schedule(*at, action.clone());
-    }
+    let mut sim = crate::explore::build(prep, prep.doc.seed, &[]);
     sim.go_untimed();
     sim
 }

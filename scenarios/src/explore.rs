@@ -153,7 +153,11 @@ pub const MAX_SHRINK_RUNS: u64 = 20_000;
 
 /// Builds the run of `prep` at `seed` for a search: the file's timeline and limits, its
 /// invariants, no trace, stopping at the first violation.
-fn build<P: Protocol>(prep: &Prepared<P>, seed: u64, injected: &[Injected]) -> Sim<P::Actor> {
+pub(crate) fn build<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    injected: &[Injected],
+) -> Sim<P::Actor> {
     let config = SimConfig {
         seed,
         link: prep.link,

@@ -226,6 +226,19 @@ struct Expansion<A: Actor> {
     reached: Vec<Option<u64>>,
 }
 
+impl<A: Actor> Expansion<A> {
+    /// Nothing found yet, with room for `sometimes` properties.
+    fn new(sometimes: usize) -> Self {
+        Expansion {
+            next: Vec::new(),
+            transitions: 0,
+            terminal: 0,
+            violation: None,
+            reached: vec![None; sometimes],
+        }
+    }
+}
+
 /// Explores every state reachable from `start` (a run already made untimed, with its
 /// timeline scheduled). `progress` is called now and then with the counts so far.
 pub fn explore<A: Actor>(
@@ -411,13 +424,7 @@ impl<A: Actor> Search<'_, A> {
     }
 
     fn empty_expansion(&self) -> Expansion<A> {
-        Expansion {
-            next: Vec::new(),
-            transitions: 0,
-            terminal: 0,
-            violation: None,
-            reached: vec![None; self.sometimes.len()],
-        }
+        Expansion::new(self.sometimes.len())
     }
 
     /// Folds a thread's findings into the search's.
@@ -460,13 +467,7 @@ impl<A: Actor> Search<'_, A> {
                 shares[i % jobs].push(state);
             }
             let (options, sometimes, visited) = (self.options, self.sometimes, &self.visited);
-            let fresh = || Expansion {
-                next: Vec::new(),
-                transitions: 0,
-                terminal: 0,
-                violation: None,
-                reached: vec![None; sometimes.len()],
-            };
+            let fresh = || Expansion::new(sometimes.len());
             let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
                 let mut out = fresh();
                 let (mut moves, mut scratch) = (Vec::new(), Default::default());

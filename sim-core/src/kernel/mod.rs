@@ -626,16 +626,7 @@ impl<A: Actor> Sim<A> {
                 to = %self.nodes[to.index()].name, kind = msg.kind(), ?reason, "deliver");
         }
         if let Some(reason) = reason {
-            self.stats.dropped += 1;
-            if self.observing(Kinds::DROP) {
-                self.emit(Event::Drop {
-                    id,
-                    from: self.nodes[from.index()].name.clone(),
-                    to: self.nodes[to.index()].name.clone(),
-                    msg_kind: Cow::Borrowed(msg.kind()),
-                    reason,
-                });
-            }
+            self.drop_message(id, from, to, msg.kind(), reason);
             return;
         }
         self.stats.delivered += 1;
@@ -753,22 +744,8 @@ impl<A: Actor> Sim<A> {
         };
         match route {
             Route::Drop(reason) => {
-                self.stats.dropped += 1;
                 tracing::debug!(target: "dsim", kind, %reason, "drop at send");
-                if self.observing(Kinds::DROP) {
-                    let to_name: Name = if known {
-                        self.nodes[to.index()].name.clone()
-                    } else {
-                        Arc::from(format!("#{}", to.0))
-                    };
-                    self.emit(Event::Drop {
-                        id,
-                        from: self.nodes[from.index()].name.clone(),
-                        to: to_name,
-                        msg_kind: Cow::Borrowed(kind),
-                        reason,
-                    });
-                }
+                self.drop_message(id, from, to, kind, reason);
             }
             Route::Deliver { latency, copy } => {
                 if let Some(delay) = copy {
@@ -786,6 +763,32 @@ impl<A: Actor> Sim<A> {
                 }
                 self.enqueue_delivery(self.now + latency, id, from, to, msg);
             }
+        }
+    }
+
+    /// Counts a message that never arrives (or arrives where it cannot be taken) and records
+    /// why, naming an unknown receiver by its number.
+    fn drop_message(
+        &mut self,
+        id: MsgId,
+        from: NodeId,
+        to: NodeId,
+        kind: &'static str,
+        reason: DropReason,
+    ) {
+        self.stats.dropped += 1;
+        if self.observing(Kinds::DROP) {
+            let to: Name = match self.nodes.get(to.index()) {
+                Some(node) => node.name.clone(),
+                None => Arc::from(format!("#{}", to.0)),
+            };
+            self.emit(Event::Drop {
+                id,
+                from: self.nodes[from.index()].name.clone(),
+                to,
+                msg_kind: Cow::Borrowed(kind),
+                reason,
+            });
         }
     }
 

@@ -245,18 +245,23 @@ impl<A: Actor> Sim<A> {
             .unwrap_or_else(|| panic!("no event for {mv:?} in this state"))
     }
 
+    /// Takes the message in `slot` out of the queue.
+    fn take_message(&mut self, slot: u32) -> (MsgId, NodeId, NodeId, A::Msg) {
+        match self.queue.remove(slot) {
+            Some((
+                _,
+                Pending::Deliver {
+                    id, from, to, msg, ..
+                },
+            )) => (id, from, to, msg),
+            _ => panic!("no message in slot {slot}"),
+        }
+    }
+
     fn take_one(&mut self, kind: MoveKind, slot: u32) -> Taken {
         match kind {
             MoveKind::Deliver => {
-                let Some((
-                    _,
-                    Pending::Deliver {
-                        id, from, to, msg, ..
-                    },
-                )) = self.queue.remove(slot)
-                else {
-                    panic!("no message in slot {slot}");
-                };
+                let (id, from, to, msg) = self.take_message(slot);
                 self.steps += 1;
                 self.deliver(id, from, to, msg);
                 Taken::Delivered { id, copy: false }
@@ -290,27 +295,10 @@ impl<A: Actor> Sim<A> {
                 Taken::Delivered { id, copy: true }
             }
             MoveKind::Lose => {
-                let Some((
-                    _,
-                    Pending::Deliver {
-                        id, from, to, msg, ..
-                    },
-                )) = self.queue.remove(slot)
-                else {
-                    panic!("no message in slot {slot}");
-                };
+                let (id, from, to, msg) = self.take_message(slot);
                 self.steps += 1;
                 self.in_flight -= 1;
-                self.stats.dropped += 1;
-                if self.observing(Kinds::DROP) {
-                    self.emit(Event::Drop {
-                        id,
-                        from: self.nodes[from.index()].name.clone(),
-                        to: self.nodes[to.index()].name.clone(),
-                        msg_kind: Cow::Borrowed(msg.kind()),
-                        reason: DropReason::Loss,
-                    });
-                }
+                self.drop_message(id, from, to, msg.kind(), DropReason::Loss);
                 Taken::Lost(id)
             }
             MoveKind::Fire => {
