@@ -46,6 +46,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "search/raft-election" => "search/raft-election.ron",
     "search/paxos-exhaustive" => "search/paxos-exhaustive.ron",
     "search/raft-exhaustive" => "search/raft-exhaustive.ron",
+    "search/ring-exhaustive" => "search/ring-exhaustive.ron",
 };
 
 /// The bundled scenario called `name`.
