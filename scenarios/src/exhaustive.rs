@@ -71,6 +71,8 @@ pub struct Outcome {
     pub hit_state_limit: bool,
     /// Whether some state was left unexpanded at the depth bound.
     pub hit_depth_limit: bool,
+    /// Whether some state stopped at the file's in-flight limit and was left unexpanded.
+    pub hit_run_limit: bool,
     /// The first violation (breadth first: on a shortest path).
     pub violation: Option<PathFinding>,
     /// Each `sometimes` property and whether (and how deep) it was reached.
@@ -112,6 +114,7 @@ impl From<Stats> for Outcome {
             complete: stats.complete,
             hit_state_limit: stats.hit_state_limit,
             hit_depth_limit: stats.hit_depth_limit,
+            hit_run_limit: stats.hit_run_limit,
             violation: None,
             sometimes: Vec::new(),
         }
@@ -140,10 +143,10 @@ pub fn refusal<P: Protocol>(prep: &Prepared<P>) -> Option<String> {
                         .into(),
                 );
             }
-            if rule.since.is_some() || rule.until.is_some() {
+            if rule.until.is_some() {
                 return Some(
-                    "a rule with a time window (`since`, `until`) means nothing to an untimed \
-                     search: let a timeline step add and remove it instead"
+                    "a rule with an end (`until`) means nothing to an untimed search: let a \
+                     timeline step clear it instead (`ClearRules`)"
                         .into(),
                 );
             }
@@ -153,8 +156,23 @@ pub fn refusal<P: Protocol>(prep: &Prepared<P>) -> Option<String> {
 }
 
 /// The untimed start of `prep`'s exhaustive search: its nodes started, its timeline pending.
+/// A rule takes effect when its step happens: the `since` a file's step gives it (its own
+/// time) would mean, with the clock standing still, never.
 fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
-    let mut sim = crate::explore::build(prep, prep.doc.seed, &[]);
+    let config = sim_core::SimConfig {
+        seed: prep.doc.seed,
+        link: prep.link,
+        limits: prep.limits,
+        stop_on_violation: true,
+    };
+    let mut sim = sim_core::build_sim::<P>(&prep.doc.config, config);
+    for (at, action) in &prep.timeline {
+        let mut action = action.clone();
+        if let Action::AddRule(rule) = &mut action {
+            rule.since = None;
+        }
+        sim.schedule(*at, action);
+    }
     sim.go_untimed();
     sim
 }
@@ -270,7 +288,7 @@ fn file_text<P: Protocol>(
     let nodes = &prep.nodes;
     let words = |c: Choice| -> Option<String> {
         Some(match c {
-            Choice::Latency(m, d) if d.0 > (timed.end.0) => {
+            Choice::Latency(m, _) if timed.late.contains(&m) => {
                 format!("message {}: still in flight when the path ends", m.0)
             }
             Choice::Latency(m, d) => format!("message {} arrives after {}", m.0, d),

@@ -414,6 +414,24 @@ impl Invariant<RingNode> for HintsDelivered {
     fn name(&self) -> &'static str {
         "hints-delivered"
     }
+    /// Everything but the message ids of the acks in flight (names, not facts: two runs
+    /// reaching one state number their messages differently): their contents, as a multiset.
+    fn memory(&self, state: &mut dyn std::hash::Hasher) {
+        let mut acks: Vec<&(String, String, String, u64)> = self.acks_sent.values().collect();
+        acks.sort();
+        sim_core::check::hash_memory(
+            &(
+                self.grace_ms,
+                &self.sent,
+                &self.held,
+                &self.tried,
+                &self.acked,
+                acks,
+                &self.up_since,
+            ),
+            state,
+        );
+    }
     fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
         let now = record.time;
         match &record.event {

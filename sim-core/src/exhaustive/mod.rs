@@ -111,6 +111,9 @@ pub struct Stats {
     pub hit_state_limit: bool,
     /// Whether some state was not expanded because of `max_depth`.
     pub hit_depth_limit: bool,
+    /// Whether some state stopped at a run limit (more messages in flight than the file's
+    /// limits allow) and was not expanded.
+    pub hit_run_limit: bool,
 }
 
 /// A violation found, and the moves from the start to the state where it happened.
@@ -182,27 +185,44 @@ impl Visited {
         self.shard(fp).find(fp, |e| e.0 == fp).map(|e| e.1)
     }
 
-    /// Records that `fp` is reached as `seen`; whether it is new. A state reached again at
-    /// its own depth takes the smaller of the two (parent, move) as its way there, so the
-    /// path to it does not depend on which thread came first.
-    fn reach(&self, fp: u64, seen: Seen) -> bool {
+    /// Records that `fp` is reached as `seen`. A state reached again at its own depth takes
+    /// the smaller of the two (parent, move) as its way there, so the path to it does not
+    /// depend on which thread came first; reached again closer to the start (depth first
+    /// does that), it takes the shorter way.
+    fn reach(&self, fp: u64, seen: Seen) -> Reach {
         let mut shard = self.shard(fp);
         match shard.find_mut(fp, |e| e.0 == fp) {
             Some(entry) => {
                 let old = &mut entry.1;
-                if old.depth == seen.depth
-                    && (seen.parent, seen.mv.rank()) < (old.parent, old.mv.rank())
-                {
+                if seen.depth < old.depth {
                     *old = seen;
+                    Reach::Closer
+                } else {
+                    if old.depth == seen.depth
+                        && (seen.parent, seen.mv.rank()) < (old.parent, old.mv.rank())
+                    {
+                        *old = seen;
+                    }
+                    Reach::Seen
                 }
-                false
             }
             None => {
                 shard.insert_unique(fp, (fp, seen), |e| e.0);
-                true
+                Reach::New
             }
         }
     }
+}
+
+/// What reaching a state found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Never visited before.
+    New,
+    /// Visited, but farther from the start: worth expanding again under a depth bound.
+    Closer,
+    /// Visited at this distance or closer.
+    Seen,
 }
 
 /// A state waiting to be expanded.
@@ -216,8 +236,13 @@ struct Frontier<A: Actor> {
 
 /// What one thread found expanding its part of a level.
 struct Expansion<A: Actor> {
-    /// The new states (first reached by this thread).
+    /// The states to expand next: the new ones (first reached by this thread), and under a
+    /// depth bound those reached closer to the start than before.
     next: Vec<Frontier<A>>,
+    /// How many of `next` are new.
+    new_states: u64,
+    /// Whether some state stopped at a run limit (the in-flight bound) and was not expanded.
+    limited: bool,
     transitions: u64,
     terminal: u64,
     /// The smallest fingerprint among the new states that break an invariant.
@@ -231,6 +256,8 @@ impl<A: Actor> Expansion<A> {
     fn new(sometimes: usize) -> Self {
         Expansion {
             next: Vec::new(),
+            new_states: 0,
+            limited: false,
             transitions: 0,
             terminal: 0,
             violation: None,
@@ -255,6 +282,7 @@ pub fn explore<A: Actor>(
         violation: None,
         reached: vec![None; sometimes.len()],
     };
+    let origin = start.clone();
     let root = fingerprint(
         &start,
         options.loss_budget,
@@ -291,15 +319,23 @@ pub fn explore<A: Actor>(
             Order::Dfs => search.dfs(first, progress),
         }
     }
-    search.stats.complete = !search.stop() && !search.stats.hit_state_limit;
+    search.stats.complete =
+        !search.stop() && !search.stats.hit_state_limit && !search.stats.hit_run_limit;
     let paths: Vec<Option<Vec<Move>>> = search
         .reached
         .iter()
         .map(|r| r.map(|fp| search.path_to(fp)))
         .collect();
-    let violation = search.violation.take().map(|(fp, violations)| Found {
-        violations,
-        path: search.path_to(fp),
+    // The violation's words come from a replay of its path, not from whichever copy of the
+    // state a thread kept: they then describe the path reported, at any thread count.
+    let violation = search.violation.take().map(|(fp, _)| {
+        let path = search.path_to(fp);
+        let mut end = follow(&origin, &path);
+        let violations = match end.violations() {
+            [] => end.finish().violations,
+            found => found.to_vec(),
+        };
+        Found { violations, path }
     });
     Report {
         stats: search.stats,
@@ -397,8 +433,20 @@ impl<A: Actor> Search<'_, A> {
                 mv,
                 depth: state.depth + 1,
             };
-            if !visited.reach(fp, seen) {
-                continue;
+            match visited.reach(fp, seen) {
+                Reach::Seen => continue,
+                Reach::Closer if options.max_depth.is_some() => {
+                    out.next.push(Frontier {
+                        sim,
+                        fp,
+                        depth: state.depth + 1,
+                        losses,
+                        dups,
+                    });
+                    continue;
+                }
+                Reach::Closer => continue,
+                Reach::New => out.new_states += 1,
             }
             if !sim.violations().is_empty() {
                 let candidate = Some((fp, sim.violations().to_vec()));
@@ -420,6 +468,11 @@ impl<A: Actor> Search<'_, A> {
         }
         if !any && state.sim.violations().is_empty() {
             out.terminal += 1;
+            // Nothing left to happen: the end-of-run checks judge it, as at a run's end.
+            let ended = state.sim.clone().finish();
+            if !ended.violations.is_empty() {
+                out.violation = least(out.violation.take(), Some((state.fp, ended.violations)));
+            }
         }
     }
 
@@ -431,7 +484,8 @@ impl<A: Actor> Search<'_, A> {
     fn absorb(&mut self, e: &mut Expansion<A>) {
         self.stats.transitions += e.transitions;
         self.stats.terminal += e.terminal;
-        self.stats.unique_states += e.next.len() as u64;
+        self.stats.unique_states += e.new_states;
+        self.stats.hit_run_limit |= e.limited;
         if let Some(max) = e.next.iter().map(|s| s.depth).max() {
             self.stats.max_depth = self.stats.max_depth.max(max);
         }
@@ -460,6 +514,13 @@ impl<A: Actor> Search<'_, A> {
             {
                 self.stats.hit_depth_limit = true;
                 break;
+            }
+            if level.iter().any(|s| {
+                s.sim
+                    .stopped()
+                    .is_some_and(|r| r != crate::StopReason::Violation)
+            }) {
+                self.stats.hit_run_limit = true;
             }
             level.retain(|s| s.sim.stopped().is_none());
             let mut shares: Vec<Vec<Frontier<A>>> = (0..jobs).map(|_| Vec::new()).collect();
@@ -517,6 +578,8 @@ impl<A: Actor> Search<'_, A> {
             for e in &mut expansions {
                 merged.transitions += e.transitions;
                 merged.terminal += e.terminal;
+                merged.new_states += e.new_states;
+                merged.limited |= e.limited;
                 merged.violation = least(merged.violation.take(), e.violation.take());
                 for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
                     *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
@@ -540,7 +603,8 @@ impl<A: Actor> Search<'_, A> {
             if self.stop() {
                 break;
             }
-            if state.sim.stopped().is_some() {
+            if let Some(reason) = state.sim.stopped() {
+                self.stats.hit_run_limit |= reason != crate::StopReason::Violation;
                 continue;
             }
             if self.options.max_depth.is_some_and(|d| state.depth >= d) {

@@ -24,6 +24,8 @@ pub struct TimedPath {
     pub act_times: Vec<Instant>,
     /// When the path's last move happens.
     pub end: Instant,
+    /// The messages still in flight when the path ends (they arrive after it).
+    pub late: Vec<MsgId>,
 }
 
 /// The timed form of `path` from `start` (the untimed state the search began from), moves
@@ -70,14 +72,17 @@ pub fn timed<A: Actor>(start: &Sim<A>, path: &[Move], spacing: Duration) -> Time
     let after_end = end + spacing;
     let mut choices = Vec::new();
     let in_flight = sim.in_flight_ids();
+    let in_flight_or_lost_copy = |id: MsgId| {
+        in_flight.binary_search(&id).is_ok()
+            || (copy_arrives.contains_key(&id) && lost.contains(&id))
+    };
     for (i, &sent) in sent_at.iter().enumerate() {
         let id = MsgId(i as u64 + 1);
-        let arrival = arrives.get(&id).copied().or_else(|| {
-            // Still in flight (or copied, then lost): it arrives after the path.
-            (in_flight.binary_search(&id).is_ok()
-                || (copy_arrives.contains_key(&id) && lost.contains(&id)))
-            .then_some(after_end)
-        });
+        // Still in flight (or copied, then lost): it arrives after the path.
+        let arrival = arrives
+            .get(&id)
+            .copied()
+            .or_else(|| in_flight_or_lost_copy(id).then_some(after_end));
         match arrival {
             Some(at) => choices.push(Choice::Latency(id, at.saturating_since(sent))),
             None if lost.contains(&id) => choices.push(Choice::Lose(id)),
@@ -87,17 +92,14 @@ pub fn timed<A: Actor>(start: &Sim<A>, path: &[Move], spacing: Duration) -> Time
             choices.push(Choice::Copy(id, at.saturating_since(sent)));
         }
     }
-    let pending = sim.pending_armings();
     for (i, &node) in nodes.iter().enumerate() {
         for (a, &armed) in armed_at[i].iter().enumerate() {
             let arming = a as u64 + 1;
-            let at = fires
-                .get(&(node, arming))
-                .copied()
-                .or_else(|| pending.contains(&(node, arming)).then_some(after_end));
-            if let Some(at) = at {
-                choices.push(Choice::Timer(node, arming, at.saturating_since(armed)));
-            }
+            // A timer the path did not fire (still pending, re-armed, cancelled, or wiped by a
+            // crash) is made due after the path, so its natural duration cannot fire it early
+            // in the timed run.
+            let at = fires.get(&(node, arming)).copied().unwrap_or(after_end);
+            choices.push(Choice::Timer(node, arming, at.saturating_since(armed)));
         }
         let drawn = sim.armed_and_drawn(node).1;
         choices.extend((1..=drawn).map(|n| Choice::Draw(node, n, 0)));
@@ -106,5 +108,6 @@ pub fn timed<A: Actor>(start: &Sim<A>, path: &[Move], spacing: Duration) -> Time
         choices,
         act_times,
         end,
+        late: in_flight,
     }
 }

@@ -280,6 +280,7 @@ impl<A: Actor> Sim<A> {
                 *copied = true;
                 let (id, from, to, msg) = (*id, *from, *to, msg.clone());
                 self.stats.duplicated += 1;
+                self.steps += 1;
                 if self.observing(Kinds::DUPLICATE) {
                     self.emit(Event::Duplicate {
                         id,
@@ -289,7 +290,6 @@ impl<A: Actor> Sim<A> {
                         delay: crate::time::Duration::ZERO,
                     });
                 }
-                self.steps += 1;
                 self.in_flight += 1; // The copy was in flight too, for one instant.
                 self.deliver(id, from, to, msg);
                 Taken::Delivered { id, copy: true }
@@ -405,18 +405,6 @@ impl<A: Actor> Sim<A> {
         ids.sort_unstable();
         ids.dedup();
         ids
-    }
-
-    /// The timers pending on running or paused nodes, as (node, which arming).
-    pub fn pending_armings(&self) -> Vec<(NodeId, u64)> {
-        self.node_ids()
-            .flat_map(|id| {
-                self.nodes[id.index()]
-                    .timers
-                    .iter()
-                    .map(move |t| (id, t.arming))
-            })
-            .collect()
     }
 
     /// Whether `mv` delivers a message a node sent itself.
