@@ -15,7 +15,7 @@ use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::exhaustive::{self, Boundary, Options, Order, Stats};
 use sim_core::{Action, Choice, Duration, Protocol, RuleAction, Sim};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// How an exhaustive search of a file is bounded and run (the CLI's flags).
@@ -233,14 +233,29 @@ pub fn explore<P: Protocol>(
             .first()
             .map(|v| v.message.clone())
             .unwrap_or_default();
-        let text = file_text(
+        let mut text = file_text(
             prep,
             &timed,
             &invariants,
             &message,
             found.path.len(),
             origin,
+            &BTreeMap::new(),
         );
+        // Written once more with each message named (who sends what to whom, when), as the
+        // timed run of the file itself sends them.
+        if let Ok(again) = crate::load::load::<P>(&prep.name, &text) {
+            let named = crate::explore::describe(&again, again.doc.seed, &[], &timed.choices);
+            text = file_text(
+                prep,
+                &timed,
+                &invariants,
+                &message,
+                found.path.len(),
+                origin,
+                &named,
+            );
+        }
         let replays = crate::load::load::<P>(&prep.name, &text)
             .is_ok_and(|again| run::passes(&again, again.doc.seed));
         PathFinding {
@@ -264,6 +279,7 @@ fn file_text<P: Protocol>(
     message: &str,
     depth: usize,
     origin: &str,
+    named: &BTreeMap<Choice, String>,
 ) -> String {
     // The k-th timeline step the path took is the k-th in (time, file order).
     let mut order: Vec<usize> = (0..prep.doc.timeline.len()).collect();
@@ -288,8 +304,12 @@ fn file_text<P: Protocol>(
     let nodes = &prep.nodes;
     let words = |c: Choice| -> Option<String> {
         Some(match c {
-            Choice::Latency(m, _) if timed.late.contains(&m) => {
-                format!("message {}: still in flight when the path ends", m.0)
+            Choice::Latency(m, _) if timed.late.contains(&m) => match named.get(&c) {
+                Some(words) => format!("{words}: still in flight when the path ends"),
+                None => format!("message {}: still in flight when the path ends", m.0),
+            },
+            Choice::Latency(..) | Choice::Copy(..) | Choice::Lose(_) if named.contains_key(&c) => {
+                named[&c].clone()
             }
             Choice::Latency(m, d) => format!("message {} arrives after {}", m.0, d),
             Choice::Copy(m, d) => format!("message {} arrives twice, the copy after {}", m.0, d),

@@ -511,7 +511,7 @@ fn probe_followed<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Option<Finding>
 
 /// Each choice in words, from a traced run of the shrunk schedule: which message it is (who
 /// sent what to whom, when) and what the choice does to it.
-fn describe<P: Protocol>(
+pub(crate) fn describe<P: Protocol>(
     prep: &Prepared<P>,
     seed: u64,
     injected: &[Injected],
