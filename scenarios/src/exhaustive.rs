@@ -233,28 +233,27 @@ pub fn explore<P: Protocol>(
             .first()
             .map(|v| v.message.clone())
             .unwrap_or_default();
-        let mut text = file_text(
-            prep,
-            &timed,
-            &invariants,
-            &message,
-            found.path.len(),
-            origin,
-            &BTreeMap::new(),
-        );
-        // Written once more with each message named (who sends what to whom, when), as the
-        // timed run of the file itself sends them.
-        if let Ok(again) = crate::load::load::<P>(&prep.name, &text) {
-            let named = crate::explore::describe(&again, again.doc.seed, &[], &timed.choices);
-            text = file_text(
+        let write = |named: &BTreeMap<Choice, String>| {
+            file_text(
                 prep,
                 &timed,
                 &invariants,
                 &message,
                 found.path.len(),
                 origin,
-                &named,
-            );
+                named,
+            )
+        };
+        let mut text = write(&BTreeMap::new());
+        // Written once more with each message named (who sends what to whom, when), as the
+        // timed run of the file itself sends them.
+        if let Ok(again) = crate::load::load::<P>(&prep.name, &text) {
+            text = write(&crate::explore::describe(
+                &again,
+                again.doc.seed,
+                &[],
+                &timed.choices,
+            ));
         }
         let replays = crate::load::load::<P>(&prep.name, &text)
             .is_ok_and(|again| run::passes(&again, again.doc.seed));

@@ -47,6 +47,14 @@ retries: something chosen; Raft: a leader) and has not made it by the end of a r
 long enough after its last scripted step (or with nothing left to happen) is a `liveness`
 finding, shrunk and written the same way.
 
+With --exhaustive, no seeds: every state the configuration can reach is visited once, with
+an untimed network (any message in flight may arrive next, any pending timer may fire, the
+timeline's steps happen in order anywhere in between). Breadth first finds a shortest path
+to a violation and writes it as a file whose schedule replays it in time:
+  dsim explore search/paxos-exhaustive --exhaustive --bug accept_below_promise --out found.ron
+  dsim explore search/raft-exhaustive --exhaustive --max-epoch 3 --max-depth 6 --jobs 2
+Counts, paths and files are the same at any --jobs.
+
 Exit codes: 0 nothing found; 1 an invariant broke or progress failed (the counterexample is
 written; --json says which under `kind`); 2 bad input; 3 a run panicked (a bug: the seed is
 printed).")]
