@@ -528,11 +528,11 @@ impl<A: Actor> Search<'_, A> {
                 shares[i % jobs].push(state);
             }
             let (options, sometimes, visited) = (self.options, self.sometimes, &self.visited);
-            let fresh = || Expansion::new(sometimes.len());
-            let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
-                let mut out = fresh();
+            // One share of the level, expanded: on this thread, or on one of `jobs`.
+            let expand_share = move |share: Vec<Frontier<A>>| {
+                let mut out = Expansion::new(sometimes.len());
                 let (mut moves, mut scratch) = (Vec::new(), Default::default());
-                for state in shares.pop().expect("one share") {
+                for state in share {
                     Self::expand(
                         options,
                         sometimes,
@@ -543,29 +543,15 @@ impl<A: Actor> Search<'_, A> {
                         &mut out,
                     );
                 }
-                vec![out]
+                out
+            };
+            let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
+                shares.into_iter().map(expand_share).collect()
             } else {
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = shares
                         .into_iter()
-                        .map(|share| {
-                            let mut out = fresh();
-                            scope.spawn(move || {
-                                let (mut moves, mut scratch) = (Vec::new(), Default::default());
-                                for state in share {
-                                    Self::expand(
-                                        options,
-                                        sometimes,
-                                        visited,
-                                        &state,
-                                        &mut moves,
-                                        &mut scratch,
-                                        &mut out,
-                                    );
-                                }
-                                out
-                            })
-                        })
+                        .map(|share| scope.spawn(move || expand_share(share)))
                         .collect();
                     handles
                         .into_iter()

@@ -186,6 +186,9 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
         )
     } else if o.complete {
         "every reachable state was visited".to_string()
+    } else if o.hit_run_limit {
+        "some states stopped at the file's in-flight limit and were not expanded: incomplete"
+            .to_string()
     } else if o.hit_state_limit {
         format!(
             "stopped at {} states (--max-states): incomplete",
