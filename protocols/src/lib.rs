@@ -8,6 +8,8 @@
 //! - [`paxos`]: single-decree Paxos (Lamport, "Paxos Made Simple"): proposers, acceptors,
 //!   learners.
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
+//! - [`pbft`]: PBFT (Castro and Liskov, OSDI 1999), the normal case and checkpoints, with
+//!   Byzantine replicas as settings.
 //! - [`partition`]: the partition math (no protocol): hash mod N, the consistent-hash ring with
 //!   vnodes and weights, rendezvous, slot tables and ranges, and the measurements of the
 //!   course's tables (`dsim ring`).
@@ -19,6 +21,7 @@
 
 pub mod partition;
 pub mod paxos;
+pub mod pbft;
 pub mod raft;
 pub mod ring_store;
 pub mod token_ring;

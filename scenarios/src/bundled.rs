@@ -40,6 +40,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "ring/leave" => "course/ring/leave.ron",
     "ring/moved" => "course/ring/moved.ron",
     "ring/dynamic-split" => "course/ring/dynamic-split.ron",
+    "pbft/normal-case" => "course/pbft/normal-case.ron",
     "demo/token-ring" => "demo/token-ring.ron",
     "search/paxos-swarm" => "search/paxos-swarm.ron",
     "search/paxos-crash" => "search/paxos-crash.ron",

@@ -11,6 +11,7 @@ use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
 use protocols::paxos::Paxos;
+use protocols::pbft::Pbft;
 use protocols::raft::Raft;
 use protocols::ring_store::LiveRing;
 use protocols::token_ring::TokenRingProtocol;
@@ -201,6 +202,7 @@ pub fn protocols() -> &'static [&'static dyn DynProtocol] {
         &Entry::<Paxos>(PhantomData),
         &Entry::<Raft>(PhantomData),
         &Entry::<LiveRing>(PhantomData),
+        &Entry::<Pbft>(PhantomData),
         &Entry::<TokenRingProtocol>(PhantomData),
     ]
 }

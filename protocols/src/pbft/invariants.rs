@@ -1,0 +1,395 @@
+//! The safety properties of PBFT, checked from trace records alone (notes of correct replicas
+//! and clients; a Byzantine replica's notes prove nothing and are ignored).
+//!
+//! Three are what a user of the service is promised: **agreement** (no two correct replicas
+//! commit different requests at one sequence number), **same-execution-order** (correct
+//! replicas execute 1, 2, 3 ... in order, the same request at each) and
+//! **accepted-result-was-executed** (a client accepts only a result a correct replica
+//! executed). Two are the paper's own invariants of its phases (Castro and Liskov, section
+//! 4.2), which catch a broken quorum before it breaks the first three:
+//! **prepared-agreement** (no two correct replicas are prepared for different requests at one
+//! view and number) and **committed-local-implies-committed** (a request committed-local at a
+//! correct replica is prepared at f + 1 correct replicas, which is what carries it across a
+//! view change).
+
+use crate::pbft::PbftNode;
+use crate::pbft::msg::{Seq, View};
+use crate::pbft::notes::PbftNote;
+use crate::pbft::service::{Op, OpResult};
+use crate::pbft::sign::Digest;
+use sim_core::check::hash_memory;
+use sim_core::{Event, Invariant, Kinds, Name, Record};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hasher;
+use std::sync::Arc;
+
+/// Which nodes' notes count: the correct replicas, and f.
+#[derive(Clone, Debug)]
+pub struct Correct {
+    replicas: Arc<BTreeSet<String>>,
+    f: usize,
+}
+
+impl Correct {
+    /// The correct replicas (by name) of a cluster tolerating `f`.
+    pub fn new(replicas: impl IntoIterator<Item = String>, f: usize) -> Correct {
+        Correct {
+            replicas: Arc::new(replicas.into_iter().collect()),
+            f,
+        }
+    }
+
+    fn note<'r>(&self, record: &'r Record<PbftNode>) -> Option<(&'r Name, &'r PbftNote)> {
+        match &record.event {
+            Event::Note { node, note } if self.replicas.contains(node.as_ref()) => {
+                Some((node, note))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What the pre-prepares said each digest is, for messages in words.
+#[derive(Clone, Debug, Default)]
+struct Ops(BTreeMap<Digest, Op>);
+
+impl Ops {
+    fn learn(&mut self, record: &Record<PbftNode>) {
+        if let Event::Note {
+            note: PbftNote::PrePrepared { digest, op, .. },
+            ..
+        } = &record.event
+        {
+            self.0.entry(*digest).or_insert_with(|| op.clone());
+        }
+    }
+
+    fn show(&self, digest: Digest) -> String {
+        match self.0.get(&digest) {
+            Some(op) => format!("'{op}' (d={digest})"),
+            None => format!("d={digest}"),
+        }
+    }
+}
+
+/// **agreement**: no two correct replicas commit different requests at one sequence number,
+/// in any views.
+#[derive(Clone, Debug)]
+pub struct Agreement {
+    correct: Correct,
+    ops: Ops,
+    committed: BTreeMap<Seq, (Digest, Name)>,
+}
+
+impl Agreement {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        Agreement {
+            correct,
+            ops: Ops::default(),
+            committed: BTreeMap::new(),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for Agreement {
+    fn name(&self) -> &'static str {
+        "agreement"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        let digests: Vec<(&Seq, &Digest)> =
+            self.committed.iter().map(|(n, (d, _))| (n, d)).collect();
+        hash_memory(&digests, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        self.ops.learn(record);
+        let Some((
+            node,
+            PbftNote::Committed {
+                seq, digest, view, ..
+            },
+        )) = self.correct.note(record)
+        else {
+            return Ok(());
+        };
+        match self.committed.get(seq) {
+            Some((first, who)) if first != digest => Err(format!(
+                "{node} committed {} at n={seq} (view {view}), but {who} committed {} there",
+                self.ops.show(*digest),
+                self.ops.show(*first)
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.committed.insert(*seq, (*digest, node.clone()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// **prepared-agreement**: no two correct replicas are prepared for different requests at one
+/// view and sequence number (the paper's invariant of the prepare phase).
+#[derive(Clone, Debug)]
+pub struct PreparedAgreement {
+    correct: Correct,
+    ops: Ops,
+    prepared: BTreeMap<(View, Seq), (Digest, Name)>,
+}
+
+impl PreparedAgreement {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        PreparedAgreement {
+            correct,
+            ops: Ops::default(),
+            prepared: BTreeMap::new(),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for PreparedAgreement {
+    fn name(&self) -> &'static str {
+        "prepared-agreement"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        let digests: Vec<(&(View, Seq), &Digest)> =
+            self.prepared.iter().map(|(k, (d, _))| (k, d)).collect();
+        hash_memory(&digests, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        self.ops.learn(record);
+        let Some((
+            node,
+            PbftNote::Prepared {
+                view, seq, digest, ..
+            },
+        )) = self.correct.note(record)
+        else {
+            return Ok(());
+        };
+        match self.prepared.get(&(*view, *seq)) {
+            Some((first, who)) if first != digest => Err(format!(
+                "{node} is prepared for {} at view {view}, n={seq}, but {who} is prepared for {} there",
+                self.ops.show(*digest),
+                self.ops.show(*first)
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.prepared.insert((*view, *seq), (*digest, node.clone()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// **committed-local-implies-committed**: when a correct replica commits (view, n, d) locally,
+/// f + 1 correct replicas are already prepared for it (the paper's invariant of the commit
+/// phase).
+#[derive(Clone, Debug)]
+pub struct CommittedLocalImpliesCommitted {
+    correct: Correct,
+    prepared: BTreeMap<(View, Seq, Digest), BTreeSet<Name>>,
+}
+
+impl CommittedLocalImpliesCommitted {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        CommittedLocalImpliesCommitted {
+            correct,
+            prepared: BTreeMap::new(),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for CommittedLocalImpliesCommitted {
+    fn name(&self) -> &'static str {
+        "committed-local-implies-committed"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.prepared, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        match self.correct.note(record) {
+            Some((
+                node,
+                PbftNote::Prepared {
+                    view, seq, digest, ..
+                },
+            )) => {
+                self.prepared
+                    .entry((*view, *seq, *digest))
+                    .or_default()
+                    .insert(node.clone());
+                Ok(())
+            }
+            Some((
+                node,
+                PbftNote::Committed {
+                    view,
+                    seq,
+                    digest,
+                    commits,
+                },
+            )) => {
+                let who = self.prepared.get(&(*view, *seq, *digest));
+                let n = who.map_or(0, BTreeSet::len);
+                if n > self.correct.f {
+                    return Ok(());
+                }
+                let names: Vec<&str> = who.into_iter().flatten().map(|s| s.as_ref()).collect();
+                Err(format!(
+                    "{node} committed n={seq} (view {view}) with {commits} commits, but only {n} \
+                     correct replica(s) are prepared for it ({}), not f + 1 = {}: a view change \
+                     could lose it",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    },
+                    self.correct.f + 1
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// **same-execution-order**: every correct replica executes sequence numbers 1, 2, 3 ... in
+/// order, and the same request at each as every other correct replica.
+#[derive(Clone, Debug)]
+pub struct SameExecutionOrder {
+    correct: Correct,
+    ops: Ops,
+    /// The digest executed at each number, and by whom first.
+    at: BTreeMap<Seq, (Digest, Name)>,
+    /// The last number each correct replica executed.
+    last: BTreeMap<Name, Seq>,
+}
+
+impl SameExecutionOrder {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        SameExecutionOrder {
+            correct,
+            ops: Ops::default(),
+            at: BTreeMap::new(),
+            last: BTreeMap::new(),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for SameExecutionOrder {
+    fn name(&self) -> &'static str {
+        "same-execution-order"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        let digests: Vec<(&Seq, &Digest)> = self.at.iter().map(|(n, (d, _))| (n, d)).collect();
+        hash_memory(&(digests, &self.last), state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        self.ops.learn(record);
+        let Some((node, PbftNote::Executed { seq, digest, .. })) = self.correct.note(record) else {
+            return Ok(());
+        };
+        let last = self.last.get(node).copied().unwrap_or(0);
+        if *seq != last + 1 {
+            return Err(format!(
+                "{node} executed n={seq} ({}) right after n={last}: requests execute in sequence order",
+                self.ops.show(*digest)
+            ));
+        }
+        self.last.insert(node.clone(), *seq);
+        match self.at.get(seq) {
+            Some((first, who)) if first != digest => Err(format!(
+                "{node} executed {} at n={seq}, but {who} executed {} there",
+                self.ops.show(*digest),
+                self.ops.show(*first)
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.at.insert(*seq, (*digest, node.clone()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// **accepted-result-was-executed**: a client accepts only a result that a correct replica
+/// executed for that very request (f + 1 matching replies include a correct one).
+#[derive(Clone, Debug)]
+pub struct AcceptedResultWasExecuted {
+    correct: Correct,
+    executed: BTreeSet<(Name, u64, OpResult)>,
+}
+
+impl AcceptedResultWasExecuted {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        AcceptedResultWasExecuted {
+            correct,
+            executed: BTreeSet::new(),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for AcceptedResultWasExecuted {
+    fn name(&self) -> &'static str {
+        "accepted-result-was-executed"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.executed, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        let Event::Note { node, note } = &record.event else {
+            return Ok(());
+        };
+        match note {
+            PbftNote::Executed {
+                client,
+                timestamp,
+                result,
+                again: false,
+                ..
+            } if self.correct.replicas.contains(node.as_ref()) => {
+                self.executed
+                    .insert((client.as_str().into(), *timestamp, result.clone()));
+                Ok(())
+            }
+            PbftNote::Accepted {
+                timestamp,
+                op,
+                result,
+                replies,
+            } => {
+                if self
+                    .executed
+                    .contains(&(node.clone(), *timestamp, result.clone()))
+                {
+                    return Ok(());
+                }
+                Err(format!(
+                    "{node} accepted {} for '{op}' (request {timestamp}) from {}, but no correct \
+                     replica executed that",
+                    crate::pbft::narrate::result(result, traces::Lang::En),
+                    replies.join(", ")
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}

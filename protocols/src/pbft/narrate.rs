@@ -1,0 +1,354 @@
+//! The story of a PBFT run, one line per note, in English or in the course's Spanish
+//! (pre-prepare, prepare, commit and checkpoint keep the paper's names, as the lesson does;
+//! "réplica bizantina" for a Byzantine replica).
+
+use crate::pbft::PbftNode;
+use crate::pbft::msg::PbftMsg;
+use crate::pbft::notes::{ByzantineAct, PbftNote, Refusal};
+use crate::pbft::service::OpResult;
+use sim_core::{Event, Message, Record};
+use traces::Lang;
+
+/// A result in words: `'1'`, or none.
+pub fn result(result: &OpResult, lang: Lang) -> String {
+    match (result, lang) {
+        (Some(v), _) => format!("'{v}'"),
+        (None, Lang::En) => "none".into(),
+        (None, Lang::Es) => "nada".into(),
+    }
+}
+
+fn refusal(why: &Refusal, lang: Lang) -> String {
+    match (why, lang) {
+        (Refusal::NotPrimary { primary }, Lang::En) => {
+            format!("it is not the primary (the primary is {primary})")
+        }
+        (Refusal::NotPrimary { primary }, Lang::Es) => {
+            format!("no es el primario (el primario es {primary})")
+        }
+        (Refusal::Conflicting { accepted, offered }, Lang::En) => {
+            format!("it already accepted d={accepted} there, not d={offered}")
+        }
+        (Refusal::Conflicting { accepted, offered }, Lang::Es) => {
+            format!("ya acepté d={accepted} ahí, no d={offered}")
+        }
+        (Refusal::OutsideWindow { low, high }, Lang::En) => {
+            format!("outside the water marks {low}..{high}")
+        }
+        (Refusal::OutsideWindow { low, high }, Lang::Es) => {
+            format!("fuera de las marcas de agua {low}..{high}")
+        }
+        (Refusal::BadRequest, Lang::En) => "the request does not match its digest".into(),
+        (Refusal::BadRequest, Lang::Es) => "la petición no coincide con su digest".into(),
+        (Refusal::OtherView { current }, Lang::En) => format!("I am in view {current}"),
+        (Refusal::OtherView { current }, Lang::Es) => format!("estoy en la vista {current}"),
+    }
+}
+
+fn byzantine(act: &ByzantineAct, lang: Lang) -> String {
+    let text = match (act, lang) {
+        (ByzantineAct::Equivocated { seq, op, to }, Lang::En) => {
+            format!("pre-prepares n={seq} as '{op}' to {} only", to.join(", "))
+        }
+        (ByzantineAct::Equivocated { seq, op, to }, Lang::Es) => {
+            format!("pre-prepare n={seq} como '{op}' solo a {}", to.join(", "))
+        }
+        (ByzantineAct::Lied { seq }, Lang::En) => {
+            format!("votes at n={seq} for a digest nobody computed")
+        }
+        (ByzantineAct::Lied { seq }, Lang::Es) => {
+            format!("vota en n={seq} por un digest que nadie calculó")
+        }
+        (ByzantineAct::DoubleVoted { seq, digest }, Lang::En) => {
+            format!("votes prepare and commit for d={digest} at n={seq} without being prepared")
+        }
+        (ByzantineAct::DoubleVoted { seq, digest }, Lang::Es) => {
+            format!("vota prepare y commit por d={digest} en n={seq} sin estar preparada")
+        }
+        (ByzantineAct::Replayed { kind }, Lang::En) => {
+            format!("replays an old {} to every replica", kind_word(kind))
+        }
+        (ByzantineAct::Replayed { kind }, Lang::Es) => {
+            format!(
+                "reenvía un {} antiguo a todas las réplicas",
+                kind_word(kind)
+            )
+        }
+        (ByzantineAct::Reassigned { seq, op }, Lang::En) => {
+            format!("assigns '{op}' again, at n={seq}")
+        }
+        (ByzantineAct::Reassigned { seq, op }, Lang::Es) => {
+            format!("asigna '{op}' otra vez, en n={seq}")
+        }
+    };
+    match lang {
+        Lang::En => format!("BYZANTINE: {text}"),
+        Lang::Es => format!("RÉPLICA BIZANTINA: {text}"),
+    }
+}
+
+/// A message kind as the lesson writes it: `pre-prepare`, `prepare`, `commit` ...
+fn kind_word(kind: &str) -> String {
+    match kind {
+        "PrePrepare" => "pre-prepare".into(),
+        other => other.to_lowercase(),
+    }
+}
+
+/// The line for one note of `node`.
+fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
+    use PbftNote as N;
+    let text = match (note, lang) {
+        (N::Requested { timestamp, op, to }, Lang::En) => {
+            format!("request {timestamp}: '{op}' to the primary {to}")
+        }
+        (N::Requested { timestamp, op, to }, Lang::Es) => {
+            format!("petición {timestamp}: '{op}' al primario {to}")
+        }
+        (N::Retransmitted { timestamp }, Lang::En) => {
+            format!("no result for request {timestamp} in time: sends it to every replica")
+        }
+        (N::Retransmitted { timestamp }, Lang::Es) => {
+            format!(
+                "sin resultado de la petición {timestamp} a tiempo: la envío a todas las réplicas"
+            )
+        }
+        (
+            N::Accepted {
+                op,
+                result: r,
+                replies,
+                ..
+            },
+            Lang::En,
+        ) => format!(
+            "ACCEPTS {} for '{op}': {} matching replies ({})",
+            result(r, lang),
+            replies.len(),
+            replies.join(", ")
+        ),
+        (
+            N::Accepted {
+                op,
+                result: r,
+                replies,
+                ..
+            },
+            Lang::Es,
+        ) => format!(
+            "ACEPTO {} para '{op}': {} respuestas iguales ({})",
+            result(r, lang),
+            replies.len(),
+            replies.join(", ")
+        ),
+        (
+            N::Forwarded {
+                client,
+                timestamp,
+                to,
+            },
+            Lang::En,
+        ) => {
+            format!("forwards {client}'s request {timestamp} to the primary {to}")
+        }
+        (
+            N::Forwarded {
+                client,
+                timestamp,
+                to,
+            },
+            Lang::Es,
+        ) => {
+            format!("reenvío la petición {timestamp} de {client} al primario {to}")
+        }
+        (
+            N::PrePrepared {
+                view,
+                seq,
+                digest,
+                primary,
+                client,
+                op,
+                ..
+            },
+            Lang::En,
+        ) => {
+            if primary == node {
+                format!("primary of view {view}: assigns n={seq} to {client}'s '{op}' (d={digest})")
+            } else {
+                format!(
+                    "pre-prepare (v={view}, n={seq}) from {primary}: {client}'s '{op}' (d={digest})"
+                )
+            }
+        }
+        (
+            N::PrePrepared {
+                view,
+                seq,
+                digest,
+                primary,
+                client,
+                op,
+                ..
+            },
+            Lang::Es,
+        ) => {
+            if primary == node {
+                format!(
+                    "primario de la vista {view}: asigno n={seq} a '{op}' de {client} (d={digest})"
+                )
+            } else {
+                format!(
+                    "pre-prepare (v={view}, n={seq}) de {primary}: '{op}' de {client} (d={digest})"
+                )
+            }
+        }
+        (
+            N::Refused {
+                view,
+                seq,
+                from,
+                why,
+            },
+            Lang::En,
+        ) => format!(
+            "REFUSES the pre-prepare (v={view}, n={seq}) from {from}: {}",
+            refusal(why, lang)
+        ),
+        (
+            N::Refused {
+                view,
+                seq,
+                from,
+                why,
+            },
+            Lang::Es,
+        ) => format!(
+            "RECHAZO el pre-prepare (v={view}, n={seq}) de {from}: {}",
+            refusal(why, lang)
+        ),
+        (
+            N::Prepared {
+                view,
+                seq,
+                prepares,
+                ..
+            },
+            Lang::En,
+        ) => {
+            format!("PREPARED (v={view}, n={seq}): pre-prepare + {prepares} matching prepares")
+        }
+        (
+            N::Prepared {
+                view,
+                seq,
+                prepares,
+                ..
+            },
+            Lang::Es,
+        ) => {
+            format!("PREPARADA (v={view}, n={seq}): pre-prepare + {prepares} prepares iguales")
+        }
+        (
+            N::Committed {
+                view, seq, commits, ..
+            },
+            Lang::En,
+        ) => {
+            format!("COMMITTED (v={view}, n={seq}): {commits} matching commits")
+        }
+        (
+            N::Committed {
+                view, seq, commits, ..
+            },
+            Lang::Es,
+        ) => {
+            format!("CONFIRMADA (v={view}, n={seq}): {commits} commits iguales")
+        }
+        (
+            N::Executed {
+                seq,
+                client,
+                op,
+                result: r,
+                again: false,
+                ..
+            },
+            Lang::En,
+        ) => {
+            format!("executes n={seq}: {client}'s '{op}' -> {}", result(r, lang))
+        }
+        (
+            N::Executed {
+                seq,
+                client,
+                op,
+                result: r,
+                again: false,
+                ..
+            },
+            Lang::Es,
+        ) => {
+            format!("ejecuto n={seq}: '{op}' de {client} -> {}", result(r, lang))
+        }
+        (
+            N::Executed {
+                seq,
+                client,
+                op,
+                timestamp,
+                ..
+            },
+            Lang::En,
+        ) => format!(
+            "n={seq} repeats {client}'s request {timestamp} ('{op}'), executed already: not again"
+        ),
+        (
+            N::Executed {
+                seq,
+                client,
+                op,
+                timestamp,
+                ..
+            },
+            Lang::Es,
+        ) => format!(
+            "n={seq} repite la petición {timestamp} de {client} ('{op}'), ya ejecutada: no la repito"
+        ),
+        (
+            N::CheckpointStable {
+                seq, checkpoints, ..
+            },
+            Lang::En,
+        ) => format!(
+            "stable checkpoint at n={seq} ({checkpoints} matching): log up to {seq} collected"
+        ),
+        (
+            N::CheckpointStable {
+                seq, checkpoints, ..
+            },
+            Lang::Es,
+        ) => format!(
+            "checkpoint estable en n={seq} ({checkpoints} iguales): log hasta {seq} descartado"
+        ),
+        (N::Byzantine { act }, _) => byzantine(act, lang),
+    };
+    format!("[{node}] {text}")
+}
+
+/// The course-style line for `record`, or `None` for what the generic narrator tells.
+pub fn narrate(record: &Record<PbftNode>, lang: Lang) -> Option<String> {
+    match &record.event {
+        Event::Note { node, note } => Some(note_line(node, note, lang)),
+        Event::Drop {
+            from, to, msg_kind, ..
+        } if PbftMsg::KINDS.contains(&msg_kind.as_ref()) => {
+            let kind = kind_word(msg_kind);
+            Some(match lang {
+                Lang::En => format!("[{from}] {kind} to {to} LOST"),
+                Lang::Es => format!("[{from}] {kind} a {to} PERDIDO"),
+            })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,229 @@
+//! The PBFT actor: a node is a replica or a client, over one read-only [`Setup`] they share.
+
+use crate::pbft::client::Client;
+use crate::pbft::config::{Behaviour, Bugs, PbftConfig};
+use crate::pbft::msg::{PbftMsg, View};
+use crate::pbft::notes::PbftNote;
+use crate::pbft::replica::Replica;
+use crate::pbft::service::Op;
+use serde::{Deserialize, Serialize};
+use sim_core::{Actor, Context, Duration, NodeId, RoleClaim};
+use std::fmt;
+use std::sync::Arc;
+
+/// What every node of a config knows and nobody changes: names, roles, f, the quorum.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Every node's name, by `NodeId`.
+    pub names: Vec<String>,
+    /// N: replicas are ids 0..N, clients N.. .
+    pub replicas: u32,
+    /// The tolerated number of Byzantine replicas.
+    pub f: usize,
+    /// Matching messages that make a quorum (see [`PbftConfig::quorum`]).
+    pub quorum: usize,
+    /// K: a checkpoint every K executed requests.
+    pub checkpoint_interval: u64,
+    /// L: the high water mark is the low one plus L.
+    pub window: u64,
+    /// How long a client waits before sending its request to every replica.
+    pub client_timeout: Duration,
+    /// The bug knobs of correct replicas.
+    pub bugs: Bugs,
+}
+
+impl Setup {
+    /// The setup of `config`.
+    pub fn of(config: &PbftConfig) -> Setup {
+        Setup {
+            names: config.node_names(),
+            replicas: u32::try_from(config.n()).expect("validated: at most 64 nodes"),
+            f: config.f as usize,
+            quorum: config.quorum(),
+            checkpoint_interval: config.checkpoint_interval,
+            window: config.window,
+            client_timeout: Duration::from_millis(config.client_timeout_ms),
+            bugs: config.bugs,
+        }
+    }
+
+    /// The primary of `view`: replica v mod N.
+    pub fn primary(&self, view: View) -> NodeId {
+        NodeId(u32::try_from(view % u64::from(self.replicas)).expect("below N"))
+    }
+
+    /// Whether `id` is a replica.
+    pub fn is_replica(&self, id: NodeId) -> bool {
+        id.0 < self.replicas
+    }
+
+    /// Whether `id` is a client.
+    pub fn is_client(&self, id: NodeId) -> bool {
+        !self.is_replica(id) && id.index() < self.names.len()
+    }
+
+    /// Every replica's id.
+    pub fn replica_ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.replicas).map(NodeId)
+    }
+
+    /// The name of `id`.
+    pub fn name(&self, id: NodeId) -> &str {
+        self.names.get(id.index()).map_or("?", String::as_str)
+    }
+}
+
+/// The setup, shared and left out of a state's hash (it is the same in every state).
+#[derive(Clone)]
+pub struct Shared(pub Arc<Setup>);
+
+impl std::ops::Deref for Shared {
+    type Target = Setup;
+    fn deref(&self) -> &Setup {
+        &self.0
+    }
+}
+
+impl std::hash::Hash for Shared {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl PartialEq for Shared {
+    fn eq(&self, _: &Shared) -> bool {
+        true
+    }
+}
+
+impl Eq for Shared {}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Setup")
+    }
+}
+
+/// What a Byzantine replica does (the config's behaviours as flags); all off for a correct one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Faults {
+    /// Sends nothing.
+    pub silent: bool,
+    /// Different requests for one number to different replicas.
+    pub equivocate: bool,
+    /// Forged digests and results.
+    pub lie: bool,
+    /// Old messages again; requests assigned twice.
+    pub replay: bool,
+    /// Votes for everything it sees.
+    pub double_vote: bool,
+}
+
+impl Faults {
+    /// The flags of `behaviours`.
+    pub fn of(behaviours: &[Behaviour]) -> Faults {
+        let mut faults = Faults::default();
+        for b in behaviours {
+            match b {
+                Behaviour::Silent => faults.silent = true,
+                Behaviour::Equivocate => faults.equivocate = true,
+                Behaviour::Lie => faults.lie = true,
+                Behaviour::Replay => faults.replay = true,
+                Behaviour::DoubleVote => faults.double_vote = true,
+            }
+        }
+        faults
+    }
+}
+
+/// The node's timers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PbftTimer {
+    /// Client: request `timestamp` has had no accepted result in time.
+    Retransmit {
+        /// The request's timestamp.
+        timestamp: u64,
+    },
+}
+
+/// A PBFT node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PbftNode {
+    /// A replica (correct or Byzantine).
+    Replica(Box<Replica>),
+    /// A client.
+    Client(Client),
+}
+
+impl PbftNode {
+    /// Node `id` of `config`.
+    pub fn new(config: &PbftConfig, setup: &Shared, id: NodeId) -> PbftNode {
+        if setup.is_replica(id) {
+            let faults = config
+                .byzantine
+                .get(setup.name(id))
+                .map_or_else(Faults::default, |b| Faults::of(b));
+            PbftNode::Replica(Box::new(Replica::new(setup.clone(), id, faults)))
+        } else {
+            PbftNode::Client(Client::new(setup.clone(), id))
+        }
+    }
+
+    /// The replica, if this node is one.
+    pub fn replica(&self) -> Option<&Replica> {
+        match self {
+            PbftNode::Replica(r) => Some(r),
+            PbftNode::Client(_) => None,
+        }
+    }
+
+    /// The client, if this node is one.
+    pub fn client(&self) -> Option<&Client> {
+        match self {
+            PbftNode::Client(c) => Some(c),
+            PbftNode::Replica(_) => None,
+        }
+    }
+}
+
+impl Actor for PbftNode {
+    type Msg = PbftMsg;
+    type Timer = PbftTimer;
+    type Note = PbftNote;
+    type Command = Op;
+
+    const ROLES: &'static [&'static str] = &["primary"];
+
+    /// A replica that is the primary of its view claims it, with the view as epoch.
+    fn claim(&self) -> Option<RoleClaim> {
+        let replica = self.replica()?;
+        replica.is_primary().then(|| RoleClaim {
+            role: "primary",
+            epoch: replica.view(),
+        })
+    }
+
+    /// A client that restarts arms its outstanding request's timer again.
+    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+        if let PbftNode::Client(c) = self {
+            c.on_start(ctx);
+        }
+    }
+
+    fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: PbftMsg) {
+        match self {
+            PbftNode::Replica(r) => r.on_message(ctx, from, msg),
+            PbftNode::Client(c) => c.on_message(ctx, msg),
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: PbftTimer) {
+        if let PbftNode::Client(c) = self {
+            c.on_timer(ctx, timer);
+        }
+    }
+
+    fn on_command(&mut self, ctx: &mut Context<'_, Self>, command: Op) {
+        if let PbftNode::Client(c) = self {
+            c.on_command(ctx, command);
+        }
+    }
+}

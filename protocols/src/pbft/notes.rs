@@ -1,0 +1,205 @@
+//! The facts PBFT nodes publish for checkers, expectations and the story.
+//!
+//! Invariants read only these, never an actor's state, so `dsim check` judges a trace file with
+//! the same code. Nodes are named (the record's node is the author); which replicas are
+//! correct is the config's business, not the notes': a Byzantine replica's notes are ignored
+//! by the checkers.
+
+use crate::pbft::msg::{Seq, View};
+use crate::pbft::service::{Op, OpResult};
+use crate::pbft::sign::Digest;
+use serde::{Deserialize, Serialize};
+
+/// A fact one PBFT node published.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PbftNote {
+    /// Client: sends request `timestamp` for `op` to `to` (the primary it believes in).
+    Requested {
+        /// The request's timestamp.
+        timestamp: u64,
+        /// The operation.
+        op: Op,
+        /// The replica it is sent to.
+        to: String,
+    },
+    /// Client: no result in time, so the request goes to every replica.
+    Retransmitted {
+        /// The request's timestamp.
+        timestamp: u64,
+    },
+    /// Client: f + 1 replicas sent the same result: the client accepts it.
+    Accepted {
+        /// The request's timestamp.
+        timestamp: u64,
+        /// The operation.
+        op: Op,
+        /// The result.
+        result: OpResult,
+        /// The replicas whose matching replies it counted.
+        replies: Vec<String>,
+    },
+    /// Replica: a request from `client` went to the primary `to` (this replica is a backup).
+    Forwarded {
+        /// The client.
+        client: String,
+        /// The request's timestamp.
+        timestamp: u64,
+        /// The primary.
+        to: String,
+    },
+    /// Replica: the pre-prepare (view, seq, digest) is in its log: as primary it assigned the
+    /// number, as backup it accepted the primary's assignment.
+    PrePrepared {
+        /// The view.
+        view: View,
+        /// The sequence number.
+        seq: Seq,
+        /// The request's digest.
+        digest: Digest,
+        /// Who signed the pre-prepare.
+        primary: String,
+        /// The request's client.
+        client: String,
+        /// The request's timestamp.
+        timestamp: u64,
+        /// The operation.
+        op: Op,
+    },
+    /// Replica: a pre-prepare it refused, and why.
+    Refused {
+        /// The pre-prepare's view.
+        view: View,
+        /// Its sequence number.
+        seq: Seq,
+        /// Who signed it.
+        from: String,
+        /// Why it was refused.
+        why: Refusal,
+    },
+    /// Replica: prepared (view, seq, digest): the pre-prepare and `prepares` matching prepares
+    /// from different backups.
+    Prepared {
+        /// The view.
+        view: View,
+        /// The sequence number.
+        seq: Seq,
+        /// The request's digest.
+        digest: Digest,
+        /// Matching prepares counted.
+        prepares: u32,
+    },
+    /// Replica: committed-local (view, seq, digest): prepared, and `commits` matching commits.
+    Committed {
+        /// The view.
+        view: View,
+        /// The sequence number.
+        seq: Seq,
+        /// The request's digest.
+        digest: Digest,
+        /// Matching commits counted.
+        commits: u32,
+    },
+    /// Replica: executed request `seq` against the service and replied to the client. A
+    /// request the client had already had executed (a replay) is not executed again:
+    /// `again` is true and `result` is the reply it had.
+    Executed {
+        /// The sequence number.
+        seq: Seq,
+        /// The request's digest.
+        digest: Digest,
+        /// The client.
+        client: String,
+        /// The request's timestamp.
+        timestamp: u64,
+        /// The operation.
+        op: Op,
+        /// The result sent to the client.
+        result: OpResult,
+        /// The request had been executed before (a replayed assignment): not executed again.
+        again: bool,
+    },
+    /// Replica: `checkpoints` matching checkpoint messages at `seq` make it stable: the log up
+    /// to `seq` is collected, and the water marks move to `seq`..`seq + window`.
+    CheckpointStable {
+        /// The checkpoint's sequence number (the new low water mark).
+        seq: Seq,
+        /// The state's digest.
+        state: Digest,
+        /// Matching checkpoint messages counted.
+        checkpoints: u32,
+    },
+    /// Replica: a Byzantine act, told in words for the story (the checkers ignore it).
+    Byzantine {
+        /// What it did.
+        act: ByzantineAct,
+    },
+}
+
+/// Why a replica refused a pre-prepare.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Refusal {
+    /// The signer is not the primary of the pre-prepare's view.
+    NotPrimary {
+        /// The primary of that view.
+        primary: String,
+    },
+    /// The replica already accepted another request at this view and sequence number.
+    Conflicting {
+        /// The digest it accepted.
+        accepted: Digest,
+        /// The digest offered now.
+        offered: Digest,
+    },
+    /// The sequence number is outside the water marks.
+    OutsideWindow {
+        /// The low water mark h.
+        low: Seq,
+        /// The high water mark H.
+        high: Seq,
+    },
+    /// The request's digest does not match the pre-prepare's, or its signer is no client.
+    BadRequest,
+    /// The pre-prepare is of another view than the replica's.
+    OtherView {
+        /// The replica's view.
+        current: View,
+    },
+}
+
+/// What a Byzantine replica did, for the story.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ByzantineAct {
+    /// Sent `op` at `seq` to `to` only (an equivocating primary, or a backup posing as one).
+    Equivocated {
+        /// The sequence number.
+        seq: Seq,
+        /// The operation it assigned there.
+        op: Op,
+        /// The replicas told so.
+        to: Vec<String>,
+    },
+    /// Voted for a digest nobody computed at `seq`.
+    Lied {
+        /// The sequence number.
+        seq: Seq,
+    },
+    /// Voted prepare and commit for `digest` at `seq` without being prepared.
+    DoubleVoted {
+        /// The sequence number.
+        seq: Seq,
+        /// The digest voted for.
+        digest: Digest,
+    },
+    /// Sent everyone an old message of `kind` again.
+    Replayed {
+        /// The message kind.
+        kind: String,
+    },
+    /// Assigned an already assigned request again, at `seq`.
+    Reassigned {
+        /// The new sequence number.
+        seq: Seq,
+        /// The operation.
+        op: Op,
+    },
+}

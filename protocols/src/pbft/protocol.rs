@@ -1,0 +1,132 @@
+//! How PBFT plugs into scenarios: [`Pbft`], its model (`sim_core::Protocol`) and its story
+//! (`traces::Story`). It only wires the other modules together.
+
+use crate::pbft::config::{self, PbftConfig};
+use crate::pbft::expect::{self, PbftExpect};
+use crate::pbft::invariants::{
+    AcceptedResultWasExecuted, Agreement, CommittedLocalImpliesCommitted, Correct,
+    PreparedAgreement, SameExecutionOrder,
+};
+use crate::pbft::narrate;
+use crate::pbft::node::{PbftNode, Setup, Shared};
+use crate::pbft::service::Op;
+use sim_core::exhaustive::Sometimes;
+use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record, Sim};
+use std::sync::Arc;
+use traces::{Lang, Story};
+
+/// Whether some client accepted a result.
+fn something_accepted(sim: &Sim<PbftNode>) -> bool {
+    sim.node_ids().any(|id| {
+        sim.actor(id)
+            .client()
+            .is_some_and(|c| c.outstanding().is_none() && c.timestamp() > 0)
+    })
+}
+
+/// PBFT (Castro and Liskov, OSDI 1999) as a scenario protocol.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pbft;
+
+impl Protocol for Pbft {
+    const NAME: &'static str = "pbft";
+    const ABOUT: &'static str =
+        "PBFT: 3f+1 replicas order clients' requests despite f Byzantine ones";
+    const BUGS: &'static [BugKnob] = &[
+        BugKnob {
+            name: "commit_with_2f",
+            breaks: "committed-local with 2f commits: fewer than f+1 correct replicas may be prepared",
+        },
+        BugKnob {
+            name: "prepare_with_f_plus_1",
+            breaks: "prepared with f+1 prepares: two requests can be prepared at one number",
+        },
+        BugKnob {
+            name: "accept_pre_prepare_from_backup",
+            breaks: "a backup's pre-prepare is accepted as if the primary had sent it",
+        },
+        BugKnob {
+            name: "execute_out_of_order",
+            breaks: "committed requests execute at once, not in sequence order",
+        },
+    ];
+    type Actor = PbftNode;
+    type Config = PbftConfig;
+    type Expect = PbftExpect;
+
+    fn nodes(config: &PbftConfig) -> Vec<String> {
+        config.node_names()
+    }
+
+    fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
+        config::validate(config)
+    }
+
+    fn build(config: &PbftConfig, id: NodeId) -> PbftNode {
+        PbftNode::new(config, &Shared(Arc::new(Setup::of(config))), id)
+    }
+
+    fn build_all(config: &PbftConfig) -> Vec<PbftNode> {
+        let setup = Shared(Arc::new(Setup::of(config)));
+        (0..config.node_names().len())
+            .map(|i| {
+                PbftNode::new(
+                    config,
+                    &setup,
+                    NodeId(u32::try_from(i).expect("at most 64")),
+                )
+            })
+            .collect()
+    }
+
+    fn invariants(config: &PbftConfig) -> Vec<Box<dyn Invariant<PbftNode>>> {
+        let correct = Correct::new(config.correct_replicas(), config.f as usize);
+        vec![
+            Box::new(Agreement::new(correct.clone())),
+            Box::new(PreparedAgreement::new(correct.clone())),
+            Box::new(CommittedLocalImpliesCommitted::new(correct.clone())),
+            Box::new(SameExecutionOrder::new(correct.clone())),
+            Box::new(AcceptedResultWasExecuted::new(correct)),
+        ]
+    }
+
+    fn check(
+        config: &PbftConfig,
+        expect: &PbftExpect,
+        outcome: &Outcome<'_, PbftNode>,
+    ) -> Result<String, String> {
+        expect::check(config, expect, outcome)
+    }
+
+    fn expect_nodes(expect: &PbftExpect) -> Vec<String> {
+        expect::expect_nodes(expect)
+    }
+
+    fn command_problem(config: &PbftConfig, node: &str, _command: &Op) -> Option<String> {
+        (!config.clients.iter().any(|c| c == node)).then(|| {
+            format!(
+                "{node} is not a client, so it sends no requests; the clients are: {}",
+                config.clients.join(", ")
+            )
+        })
+    }
+
+    /// A client accepts a result: some schedule gets there.
+    fn sometimes(_config: &PbftConfig) -> Vec<Sometimes<PbftNode>> {
+        vec![Sometimes {
+            name: "a client accepts a result",
+            holds: something_accepted,
+        }]
+    }
+
+    /// A replica's view.
+    fn epoch(actor: &PbftNode) -> Option<u64> {
+        actor.replica().map(|r| r.view())
+    }
+}
+
+impl Story for Pbft {
+    fn narrate(record: &Record<PbftNode>, lang: Lang) -> Option<String> {
+        narrate::narrate(record, lang)
+    }
+}

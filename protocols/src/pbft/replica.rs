@@ -1,0 +1,629 @@
+//! A correct PBFT replica: the normal case (pre-prepare, prepare, commit), in-order execution,
+//! replies, checkpoints and water marks (Castro and Liskov, OSDI 1999, sections 4.2 to 4.3).
+//!
+//! The rules, as the paper states them:
+//! - the primary assigns the next sequence number to a request, within the water marks
+//!   h < n <= H = h + L, and multicasts the pre-prepare with the request;
+//! - a backup accepts a pre-prepare signed by the primary of its current view, for a request
+//!   whose digest matches, within the water marks, unless it accepted another digest for that
+//!   view and number; it then multicasts a prepare;
+//! - **prepared**: the pre-prepare and 2f matching prepares from different backups (its own
+//!   counts); it then multicasts a commit;
+//! - **committed-local**: prepared and 2f + 1 matching commits (its own counts);
+//! - requests execute in sequence order, each at most once per client timestamp, and the
+//!   replica replies to the client;
+//! - every K requests it multicasts a checkpoint of its state; 2f + 1 matching ones make it
+//!   stable, which collects the log below it and moves the water marks.
+//!
+//! Quorums are [`Setup::quorum`] (2f + 1 at N = 3f + 1). What a Byzantine replica does instead
+//! is in [`crate::pbft::byzantine`]; the hooks it uses are the only places the two meet.
+
+use crate::pbft::msg::{
+    Checkpoint, Commit, PbftMsg, PrePrepare, Prepare, Reply, Request, Seq, View, digest_of,
+};
+use crate::pbft::node::{Faults, PbftNode, Shared};
+use crate::pbft::notes::{PbftNote, Refusal};
+use crate::pbft::service::{OpResult, Service};
+use crate::pbft::sign::{Digest, Signed};
+use sim_core::{Context, NodeId};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The handler's context.
+pub type Ctx<'a, 'b> = &'a mut Context<'b, PbftNode>;
+
+/// What a replica's log holds for one sequence number.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Slot {
+    /// The accepted pre-prepare and its request.
+    pub pre_prepare: Option<(Signed<PrePrepare>, Signed<Request>)>,
+    /// Prepares received, by (view, digest) and signer: a certificate the view change can
+    /// forward.
+    pub prepares: BTreeMap<(View, Digest), BTreeMap<NodeId, Signed<Prepare>>>,
+    /// Commits received, by (view, digest) and signer.
+    pub commits: BTreeMap<(View, Digest), BTreeMap<NodeId, Signed<Commit>>>,
+    /// Prepared in the pre-prepare's view.
+    pub prepared: bool,
+    /// Committed-local.
+    pub committed: bool,
+    /// Executed.
+    pub executed: bool,
+}
+
+impl Slot {
+    /// The accepted pre-prepare's (view, digest).
+    pub fn assigned(&self) -> Option<(View, Digest)> {
+        self.pre_prepare
+            .as_ref()
+            .map(|(pp, _)| (pp.body().view, pp.body().digest))
+    }
+}
+
+/// A PBFT replica.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Replica {
+    pub(crate) me: NodeId,
+    pub(crate) setup: Shared,
+    pub(crate) faults: Faults,
+    pub(crate) view: View,
+    /// Primary: the last sequence number assigned.
+    pub(crate) next_seq: Seq,
+    /// Primary: requests waiting for room under the high water mark.
+    pub(crate) queue: VecDeque<Signed<Request>>,
+    pub(crate) log: BTreeMap<Seq, Slot>,
+    /// h, the sequence number of the last stable checkpoint.
+    pub(crate) low: Seq,
+    /// The last sequence number executed in order.
+    pub(crate) executed: Seq,
+    pub(crate) service: Service,
+    /// The last reply sent to each client (exactly-once, and resent on a retransmission).
+    pub(crate) replies: BTreeMap<NodeId, Signed<Reply>>,
+    /// Checkpoint messages received above h, by sequence number, state digest and signer.
+    pub(crate) checkpoints: BTreeMap<Seq, BTreeMap<Digest, BTreeMap<NodeId, Signed<Checkpoint>>>>,
+    /// The proof of the last stable checkpoint (what a view change sends).
+    pub(crate) stable_proof: Vec<Signed<Checkpoint>>,
+    /// Byzantine memory: the message received before the current one (replays).
+    pub(crate) previous: Option<PbftMsg>,
+    /// Byzantine memory: a number told to the first half of the backups only (equivocation).
+    pub(crate) split: Option<Seq>,
+}
+
+impl Replica {
+    /// Replica `me`, with `faults` (none: a correct replica).
+    pub fn new(setup: Shared, me: NodeId, faults: Faults) -> Replica {
+        Replica {
+            me,
+            setup,
+            faults,
+            view: 0,
+            next_seq: 0,
+            queue: VecDeque::new(),
+            log: BTreeMap::new(),
+            low: 0,
+            executed: 0,
+            service: Service::default(),
+            replies: BTreeMap::new(),
+            checkpoints: BTreeMap::new(),
+            stable_proof: Vec::new(),
+            previous: None,
+            split: None,
+        }
+    }
+
+    /// The current view.
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// Whether this replica is the primary of its view.
+    pub fn is_primary(&self) -> bool {
+        self.setup.primary(self.view) == self.me
+    }
+
+    /// The last sequence number executed in order.
+    pub fn executed(&self) -> Seq {
+        self.executed
+    }
+
+    /// The low water mark h (the last stable checkpoint).
+    pub fn low_water_mark(&self) -> Seq {
+        self.low
+    }
+
+    /// The service state.
+    pub fn service(&self) -> &Service {
+        &self.service
+    }
+
+    /// The log, by sequence number (entries at or below h are collected).
+    pub fn log(&self) -> &BTreeMap<Seq, Slot> {
+        &self.log
+    }
+
+    fn in_window(&self, seq: Seq) -> bool {
+        seq > self.low && seq <= self.low.saturating_add(self.setup.window)
+    }
+
+    /// Every replica but this one.
+    pub(crate) fn others(&self) -> Vec<NodeId> {
+        self.setup.replica_ids().filter(|&r| r != self.me).collect()
+    }
+
+    /// Sends `msg` to every other replica.
+    pub(crate) fn multicast(&self, ctx: Ctx<'_, '_>, msg: &PbftMsg) {
+        ctx.broadcast(&self.others(), msg);
+    }
+
+    /// Handles one message (a silent replica ignores everything).
+    pub fn on_message(&mut self, ctx: Ctx<'_, '_>, _from: NodeId, msg: PbftMsg) {
+        if self.faults.silent {
+            return;
+        }
+        if self.faults.replay {
+            self.replay(ctx, &msg);
+        }
+        match msg {
+            PbftMsg::Request(request) => self.on_request(ctx, request),
+            PbftMsg::PrePrepare(pp, request) => self.on_pre_prepare(ctx, pp, request),
+            PbftMsg::Prepare(p) => self.on_prepare(ctx, p),
+            PbftMsg::Commit(c) => self.on_commit(ctx, c),
+            PbftMsg::Checkpoint(c) => self.on_checkpoint(ctx, c),
+            PbftMsg::Reply(_) => {}
+        }
+    }
+
+    fn on_request(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+        let client = request.signer();
+        if !self.setup.is_client(client) {
+            return;
+        }
+        if let Some(last) = self.replies.get(&client)
+            && request.body().timestamp <= last.body().timestamp
+        {
+            if request.body().timestamp == last.body().timestamp {
+                ctx.send(client, PbftMsg::Reply(last.clone()));
+            }
+            return;
+        }
+        if self.is_primary() {
+            self.admit(ctx, request);
+        } else {
+            let primary = self.setup.primary(self.view);
+            ctx.note(PbftNote::Forwarded {
+                client: self.setup.name(client).into(),
+                timestamp: request.body().timestamp,
+                to: self.setup.name(primary).into(),
+            });
+            ctx.send(primary, PbftMsg::Request(request));
+        }
+    }
+
+    /// Primary: queues a request not seen yet and assigns what fits under the high water mark.
+    fn admit(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+        let digest = digest_of(&request);
+        let pending = self.queue.iter().any(|r| digest_of(r) == digest);
+        let assigned = self
+            .log
+            .values()
+            .any(|slot| slot.assigned().is_some_and(|(_, d)| d == digest));
+        if pending || assigned {
+            return;
+        }
+        self.queue.push_back(request);
+        self.assign_queued(ctx);
+    }
+
+    /// Primary: assigns queued requests the next sequence numbers while they fit.
+    pub(crate) fn assign_queued(&mut self, ctx: Ctx<'_, '_>) {
+        while self.is_primary() && self.in_window(self.next_seq + 1) {
+            let Some(request) = self.queue.pop_front() else {
+                return;
+            };
+            if self.faults.equivocate {
+                self.equivocate(ctx, request);
+                continue;
+            }
+            let to = self.others();
+            let digest = digest_of(&request);
+            let seq = self.assign(ctx, request.clone(), &to);
+            if self.faults.double_vote {
+                self.double_vote(ctx, self.view, seq, digest);
+            }
+            if self.faults.replay && self.in_window(self.next_seq + 1) {
+                self.reassign(ctx, request);
+            }
+        }
+    }
+
+    /// Primary: assigns the next sequence number to `request`, logs the pre-prepare and sends it
+    /// to `to`. Returns the number.
+    pub(crate) fn assign(
+        &mut self,
+        ctx: Ctx<'_, '_>,
+        request: Signed<Request>,
+        to: &[NodeId],
+    ) -> Seq {
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let body = PrePrepare {
+            view: self.view,
+            seq,
+            digest: digest_of(&request),
+        };
+        let pp = Signed::new(ctx, body);
+        ctx.broadcast(to, &PbftMsg::PrePrepare(pp.clone(), request.clone()));
+        self.log_pre_prepare(ctx, pp, request);
+        seq
+    }
+
+    /// Logs an accepted (or, as primary, issued) pre-prepare and notes it.
+    pub(crate) fn log_pre_prepare(
+        &mut self,
+        ctx: Ctx<'_, '_>,
+        pp: Signed<PrePrepare>,
+        request: Signed<Request>,
+    ) {
+        let body = pp.body().clone();
+        ctx.note(PbftNote::PrePrepared {
+            view: body.view,
+            seq: body.seq,
+            digest: body.digest,
+            primary: self.setup.name(pp.signer()).into(),
+            client: self.setup.name(request.signer()).into(),
+            timestamp: request.body().timestamp,
+            op: request.body().op.clone(),
+        });
+        self.log.entry(body.seq).or_default().pre_prepare = Some((pp, request));
+    }
+
+    /// Why a pre-prepare cannot be accepted, if it cannot; `Ok(false)` for a copy of the one
+    /// accepted already.
+    fn judge(&self, pp: &Signed<PrePrepare>, request: &Signed<Request>) -> Result<bool, Refusal> {
+        let body = pp.body();
+        if body.view != self.view {
+            return Err(Refusal::OtherView { current: self.view });
+        }
+        let primary = self.setup.primary(body.view);
+        if pp.signer() != primary && !self.setup.bugs.accept_pre_prepare_from_backup {
+            return Err(Refusal::NotPrimary {
+                primary: self.setup.name(primary).into(),
+            });
+        }
+        if digest_of(request) != body.digest || !self.setup.is_client(request.signer()) {
+            return Err(Refusal::BadRequest);
+        }
+        if !self.in_window(body.seq) {
+            return Err(Refusal::OutsideWindow {
+                low: self.low,
+                high: self.low.saturating_add(self.setup.window),
+            });
+        }
+        match self.log.get(&body.seq).and_then(Slot::assigned) {
+            Some((view, digest)) if view == body.view && digest != body.digest => {
+                Err(Refusal::Conflicting {
+                    accepted: digest,
+                    offered: body.digest,
+                })
+            }
+            Some((view, _)) if view == body.view => Ok(false),
+            _ => Ok(true),
+        }
+    }
+
+    fn on_pre_prepare(
+        &mut self,
+        ctx: Ctx<'_, '_>,
+        pp: Signed<PrePrepare>,
+        request: Signed<Request>,
+    ) {
+        if pp.signer() == self.me {
+            return;
+        }
+        match self.judge(&pp, &request) {
+            Err(why) => ctx.note(PbftNote::Refused {
+                view: pp.body().view,
+                seq: pp.body().seq,
+                from: self.setup.name(pp.signer()).into(),
+                why,
+            }),
+            Ok(false) => {}
+            Ok(true) => {
+                let PrePrepare { view, seq, digest } = *pp.body();
+                self.log_pre_prepare(ctx, pp, request.clone());
+                if self.faults.equivocate {
+                    self.pose_as_primary(ctx, seq, request);
+                }
+                if self.faults.double_vote {
+                    self.double_vote(ctx, view, seq, digest);
+                } else {
+                    self.send_prepare(ctx, view, seq, digest);
+                }
+                self.advance(ctx, seq);
+            }
+        }
+    }
+
+    /// Sends a prepare for (view, seq, digest) (forged if lying) and logs it as its own.
+    pub(crate) fn send_prepare(&mut self, ctx: Ctx<'_, '_>, view: View, seq: Seq, digest: Digest) {
+        let digest = self.maybe_forge(ctx, seq, digest);
+        let p = Signed::new(ctx, Prepare { view, seq, digest });
+        self.multicast(ctx, &PbftMsg::Prepare(p.clone()));
+        self.store_prepare(p);
+    }
+
+    /// Sends a commit for (view, seq, digest) (forged if lying) and logs it as its own.
+    pub(crate) fn send_commit(&mut self, ctx: Ctx<'_, '_>, view: View, seq: Seq, digest: Digest) {
+        let digest = self.maybe_forge(ctx, seq, digest);
+        let c = Signed::new(ctx, Commit { view, seq, digest });
+        self.multicast(ctx, &PbftMsg::Commit(c.clone()));
+        self.store_commit(c);
+    }
+
+    fn store_prepare(&mut self, p: Signed<Prepare>) {
+        let Prepare { view, seq, digest } = *p.body();
+        let slot = self.log.entry(seq).or_default();
+        slot.prepares
+            .entry((view, digest))
+            .or_default()
+            .entry(p.signer())
+            .or_insert(p);
+    }
+
+    fn store_commit(&mut self, c: Signed<Commit>) {
+        let Commit { view, seq, digest } = *c.body();
+        let slot = self.log.entry(seq).or_default();
+        slot.commits
+            .entry((view, digest))
+            .or_default()
+            .entry(c.signer())
+            .or_insert(c);
+    }
+
+    /// Whether a vote of (view, seq) from `signer` may enter the log.
+    fn admissible(&self, view: View, seq: Seq, signer: NodeId) -> bool {
+        view == self.view && self.in_window(seq) && self.setup.is_replica(signer)
+    }
+
+    fn on_prepare(&mut self, ctx: Ctx<'_, '_>, p: Signed<Prepare>) {
+        let Prepare { view, seq, .. } = *p.body();
+        if self.admissible(view, seq, p.signer()) {
+            self.store_prepare(p);
+            self.advance(ctx, seq);
+        }
+    }
+
+    fn on_commit(&mut self, ctx: Ctx<'_, '_>, c: Signed<Commit>) {
+        let Commit { view, seq, .. } = *c.body();
+        if self.admissible(view, seq, c.signer()) {
+            self.store_commit(c);
+            self.advance(ctx, seq);
+        }
+    }
+
+    /// Matching prepares that make prepared: 2f (quorum - 1), or f + 1 with the bug.
+    fn prepares_needed(&self) -> usize {
+        if self.setup.bugs.prepare_with_f_plus_1 {
+            self.setup.f + 1
+        } else {
+            self.setup.quorum - 1
+        }
+    }
+
+    /// Matching commits that make committed-local: 2f + 1 (the quorum), or 2f with the bug.
+    fn commits_needed(&self) -> usize {
+        if self.setup.bugs.commit_with_2f {
+            self.setup.quorum - 1
+        } else {
+            self.setup.quorum
+        }
+    }
+
+    /// Moves slot `seq` on as far as its messages allow: prepared, committed-local, executed.
+    fn advance(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+        let Some(slot) = self.log.get(&seq) else {
+            return;
+        };
+        let Some((view, digest)) = slot.assigned() else {
+            return;
+        };
+        if view != self.view {
+            return;
+        }
+        let primary = self.setup.primary(view);
+        if !slot.prepared {
+            let prepares = slot
+                .prepares
+                .get(&(view, digest))
+                .map_or(0, |by| by.keys().filter(|&&r| r != primary).count());
+            if prepares < self.prepares_needed() {
+                return;
+            }
+            self.log.get_mut(&seq).expect("present").prepared = true;
+            ctx.note(PbftNote::Prepared {
+                view,
+                seq,
+                digest,
+                prepares: count(prepares),
+            });
+            if !self.faults.double_vote {
+                self.send_commit(ctx, view, seq, digest);
+            }
+        }
+        let slot = &self.log[&seq];
+        if slot.committed {
+            return;
+        }
+        let commits = slot.commits.get(&(view, digest)).map_or(0, BTreeMap::len);
+        if commits < self.commits_needed() {
+            return;
+        }
+        self.log.get_mut(&seq).expect("present").committed = true;
+        ctx.note(PbftNote::Committed {
+            view,
+            seq,
+            digest,
+            commits: count(commits),
+        });
+        self.execute_committed(ctx);
+    }
+
+    /// Executes what is committed, in sequence order (or at once, with the bug).
+    fn execute_committed(&mut self, ctx: Ctx<'_, '_>) {
+        if self.setup.bugs.execute_out_of_order {
+            let ready: Vec<Seq> = self
+                .log
+                .iter()
+                .filter(|(_, s)| s.committed && !s.executed)
+                .map(|(&n, _)| n)
+                .collect();
+            for seq in ready {
+                self.execute(ctx, seq);
+            }
+            while self
+                .log
+                .get(&(self.executed + 1))
+                .is_some_and(|s| s.executed)
+            {
+                self.executed += 1;
+            }
+            return;
+        }
+        while self
+            .log
+            .get(&(self.executed + 1))
+            .is_some_and(|s| s.committed && !s.executed)
+        {
+            self.execute(ctx, self.executed + 1);
+            self.executed += 1;
+        }
+    }
+
+    /// Executes request `seq` (at most once per client timestamp) and replies.
+    fn execute(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+        let slot = self.log.get_mut(&seq).expect("committed slots are logged");
+        slot.executed = true;
+        let (pp, request) = slot
+            .pre_prepare
+            .clone()
+            .expect("committed slots are assigned");
+        let client = request.signer();
+        let Request { op, timestamp } = request.body().clone();
+        let last = self.replies.get(&client).map(|r| r.body().timestamp);
+        let again = last.is_some_and(|t| t >= timestamp);
+        let result: OpResult = if again {
+            let old = self.replies[&client].clone();
+            if old.body().timestamp == timestamp {
+                ctx.send(client, PbftMsg::Reply(old.clone()));
+            }
+            old.body().result.clone()
+        } else {
+            let result = self.service.apply(&op);
+            let sent = self.maybe_lie_in_result(result.clone());
+            let reply = Signed::new(
+                ctx,
+                Reply {
+                    view: self.view,
+                    timestamp,
+                    client,
+                    result: sent,
+                },
+            );
+            ctx.send(client, PbftMsg::Reply(reply.clone()));
+            self.replies.insert(client, reply);
+            result
+        };
+        ctx.note(PbftNote::Executed {
+            seq,
+            digest: pp.body().digest,
+            client: self.setup.name(client).into(),
+            timestamp,
+            op,
+            result,
+            again,
+        });
+        if seq % self.setup.checkpoint_interval == 0 {
+            self.checkpoint(ctx, seq);
+        }
+    }
+
+    /// The digest of the state a checkpoint certifies: the service and the last reply to each
+    /// client (the paper's checkpoint includes both).
+    fn state_digest(&self) -> Digest {
+        let replied: Vec<(NodeId, u64)> = self
+            .replies
+            .iter()
+            .map(|(&c, r)| (c, r.body().timestamp))
+            .collect();
+        Digest::of(&(self.service.digest(), replied))
+    }
+
+    fn checkpoint(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+        let state = self.state_digest();
+        let state = self.maybe_forge(ctx, seq, state);
+        let c = Signed::new(ctx, Checkpoint { seq, state });
+        self.multicast(ctx, &PbftMsg::Checkpoint(c.clone()));
+        self.store_checkpoint(c);
+        self.try_stabilize(ctx, seq);
+    }
+
+    fn store_checkpoint(&mut self, c: Signed<Checkpoint>) {
+        let Checkpoint { seq, state } = *c.body();
+        self.checkpoints
+            .entry(seq)
+            .or_default()
+            .entry(state)
+            .or_default()
+            .entry(c.signer())
+            .or_insert(c);
+    }
+
+    fn on_checkpoint(&mut self, ctx: Ctx<'_, '_>, c: Signed<Checkpoint>) {
+        let seq = c.body().seq;
+        if self.in_window(seq) && self.setup.is_replica(c.signer()) {
+            self.store_checkpoint(c);
+            self.try_stabilize(ctx, seq);
+        }
+    }
+
+    /// Makes checkpoint `seq` stable once a quorum agrees with this replica's own state there.
+    /// There is no state transfer: a replica that has not executed `seq` yet waits until it
+    /// has (its own checkpoint is then among the matching ones).
+    fn try_stabilize(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+        if seq <= self.low || self.executed < seq {
+            return;
+        }
+        let Some(by_state) = self.checkpoints.get(&seq) else {
+            return;
+        };
+        let Some((&state, proof)) = by_state
+            .iter()
+            .find(|(_, by)| by.contains_key(&self.me) && by.len() >= self.setup.quorum)
+        else {
+            return;
+        };
+        self.stable_proof = proof.values().cloned().collect();
+        ctx.note(PbftNote::CheckpointStable {
+            seq,
+            state,
+            checkpoints: count(proof.len()),
+        });
+        self.low = seq;
+        self.log = self.log.split_off(&(seq + 1));
+        self.checkpoints = self.checkpoints.split_off(&(seq + 1));
+        self.next_seq = self.next_seq.max(seq);
+        self.assign_queued(ctx);
+    }
+
+    /// The result a reply carries: the true one, unless this replica lies.
+    fn maybe_lie_in_result(&self, result: OpResult) -> OpResult {
+        if self.faults.lie {
+            Some(format!("{}?", result.unwrap_or_default()))
+        } else {
+            result
+        }
+    }
+}
+
+/// A count for a note.
+pub(crate) fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}

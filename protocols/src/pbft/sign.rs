@@ -1,0 +1,77 @@
+//! Authentication, modelled: a signed message can only be made by the node whose id it carries.
+//!
+//! PBFT's safety rests on signatures: a Byzantine replica may lie in its own messages, but it
+//! cannot make a message that claims to come from another node, so a certificate (2f prepares,
+//! 2f+1 checkpoints) forwarded later is verifiably its senders'. Here the only way to make a
+//! [`Signed`] value is [`Signed::new`], which takes the signing node's own handler
+//! [`Context`](sim_core::Context) and stamps its id: the kernel hands each node only its own
+//! context, so a node can sign as itself and as nobody else. The fields are private, so a
+//! signed value cannot be edited after the fact either; forwarding a copy is allowed (and
+//! proves nothing new). Deserializing exists only so that trace files can be read back.
+
+use serde::{Deserialize, Serialize};
+use sim_core::{Actor, Context, NodeId};
+use std::fmt;
+
+/// A body signed by one node: who signed it can be read, never chosen.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Signed<T> {
+    signer: NodeId,
+    body: T,
+}
+
+impl<T> Signed<T> {
+    /// `body`, signed by the node whose handler owns `ctx`.
+    pub fn new<A: Actor>(ctx: &Context<'_, A>, body: T) -> Self {
+        Signed {
+            signer: ctx.id(),
+            body,
+        }
+    }
+
+    /// The node that signed it.
+    pub fn signer(&self) -> NodeId {
+        self.signer
+    }
+
+    /// What it says.
+    pub fn body(&self) -> &T {
+        &self.body
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Signed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} signed by {}", self.body, self.signer.0)
+    }
+}
+
+/// A digest, the hash of a request or of a service state: 64 bits of a stable hash,
+/// collision-free by assumption (as the paper assumes of its cryptographic digests).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Digest(pub u64);
+
+impl Digest {
+    /// The digest of `value` (the same on every machine).
+    pub fn of<T: std::hash::Hash + ?Sized>(value: &T) -> Digest {
+        Digest(sim_core::hash::stable_hash(value))
+    }
+
+    /// A digest nobody computed: what a lying replica puts in its votes.
+    pub fn forged(self) -> Digest {
+        Digest(self.0 ^ 0x5a5a_5a5a_5a5a_5a5a)
+    }
+}
+
+/// Four hex digits: enough to tell digests apart in a story.
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04x}", self.0 >> 48)
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
