@@ -1,6 +1,6 @@
 //! What a PBFT scenario can expect of a finished run, and how each expectation is checked.
 //!
-//! In RON: `Executed(2)` (every correct replica executed requests 1 and 2, and no more),
+//! In RON: `Executed(2)` (every correct replica executed sequence numbers 1 and 2, no more),
 //! `NothingExecuted`, `ClientDone("c1")` (the client accepted a result for every request it was
 //! given), `Value(key: "x", value: Some("1"))` (every correct replica's service holds it),
 //! `StableCheckpoint(4)` (every correct replica's low water mark reached 4). They read the
@@ -15,7 +15,8 @@ use sim_core::Outcome;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum PbftExpect {
-    /// Every correct replica executed exactly this many requests, in order.
+    /// Every correct replica executed sequence numbers 1 to this one, in order, and no more
+    /// (a repeated request counts: its number was executed as a no-op).
     Executed(u64),
     /// No correct replica executed anything: progress stalled.
     NothingExecuted,

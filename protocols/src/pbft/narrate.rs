@@ -236,7 +236,8 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
             },
             Lang::En,
         ) => {
-            format!("PREPARED (v={view}, n={seq}): pre-prepare + {prepares} matching prepares")
+            let s = if *prepares == 1 { "" } else { "s" };
+            format!("PREPARED (v={view}, n={seq}): pre-prepare + {prepares} matching prepare{s}")
         }
         (
             N::Prepared {
@@ -247,7 +248,12 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
             },
             Lang::Es,
         ) => {
-            format!("PREPARADA (v={view}, n={seq}): pre-prepare + {prepares} prepares iguales")
+            let (s, es) = if *prepares == 1 {
+                ("", "")
+            } else {
+                ("s", "es")
+            };
+            format!("PREPARADA (v={view}, n={seq}): pre-prepare + {prepares} prepare{s} igual{es}")
         }
         (
             N::Committed {

@@ -444,7 +444,8 @@ impl Replica {
                 digest,
                 prepares: count(prepares),
             });
-            if !self.faults.double_vote {
+            // A double voter has voted already; an equivocator takes neither side.
+            if !self.faults.double_vote && !self.faults.equivocate {
                 self.send_commit(ctx, view, seq, digest);
             }
         }
