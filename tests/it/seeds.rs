@@ -5,14 +5,32 @@ use crate::support::dsim;
 use scenarios::bundled::BUNDLED;
 use serde_json::Value;
 
-/// The invariants a scenario says it breaks (`expect_violation: "name"` or a list of names).
+/// The invariants a scenario says it breaks (`expect_violation: "name"` or a list of names,
+/// on one line or several).
 fn expected(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .map(str::trim_start)
-        .filter(|l| l.starts_with("expect_violation"))
-        .flat_map(|l| l.split('"').skip(1).step_by(2).map(str::to_string))
-        .collect()
+    let mut names = Vec::new();
+    let mut rest = source;
+    while let Some(at) = rest.find("expect_violation") {
+        let after = &rest[at..];
+        let end = if after
+            .trim_start_matches("expect_violation:")
+            .trim_start()
+            .starts_with('[')
+        {
+            after.find(']').map_or(after.len(), |i| i + 1)
+        } else {
+            after.find('\n').unwrap_or(after.len())
+        };
+        names.extend(
+            after[..end]
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string),
+        );
+        rest = &after[end..];
+    }
+    names
 }
 
 // Goal: a bundled scenario is safe beyond seed 0. Method: `dsim sweep` every bundled scenario
@@ -39,10 +57,12 @@ fn every_bundled_scenario_is_safe_over_eight_seeds() {
     assert!(unsafe_runs.is_empty(), "{unsafe_runs:#?}");
 }
 
-// Goal: the helper above reads what scenarios say. Method: a one-name and a two-name line.
-// Proves: both are parsed, so the test above can fail for an unexpected name only.
+// Goal: the helper above reads what scenarios say. Method: a one-name line, a two-name line
+// and a list over several lines.
+// Proves: all are parsed, so the test above can fail for an unexpected name only.
 #[test]
 fn expected_violations_are_read_from_the_source() {
-    let src = "  expect_violation: \"agreement\",\n  expect_violation: [\"a\", \"b\"],";
-    assert_eq!(expected(src), ["agreement", "a", "b"]);
+    let src = "  expect_violation: \"agreement\",\n  expect_violation: [\"a\", \"b\"],\n  \
+               expect_violation: [\n    \"c\",\n    \"d\",\n  ],";
+    assert_eq!(expected(src), ["agreement", "a", "b", "c", "d"]);
 }

@@ -9,13 +9,19 @@
 
 use crate::pbft::msg::{Commit, PbftMsg, PrePrepare, Prepare, Request, Seq, View, digest_of};
 use crate::pbft::notes::{ByzantineAct, PbftNote};
-use crate::pbft::replica::{Ctx, Replica};
+use crate::pbft::replica::Replica;
+use crate::pbft::setup::{Ctx, Handler};
 use crate::pbft::sign::{Digest, Signed};
 use sim_core::{Message, NodeId};
 
 impl Replica {
     /// `Lie`: a digest nobody computed instead of `digest`; the truth otherwise.
-    pub(crate) fn maybe_forge(&self, ctx: Ctx<'_, '_>, seq: Seq, digest: Digest) -> Digest {
+    pub(crate) fn maybe_forge<A: Handler>(
+        &self,
+        ctx: Ctx<'_, '_, A>,
+        seq: Seq,
+        digest: Digest,
+    ) -> Digest {
         if !self.faults.lie {
             return digest;
         }
@@ -26,7 +32,7 @@ impl Replica {
     }
 
     /// `Replay`: sends every other replica the message received before `current`.
-    pub(crate) fn replay(&mut self, ctx: Ctx<'_, '_>, current: &PbftMsg) {
+    pub(crate) fn replay<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, current: &PbftMsg) {
         if let Some(old) = self.previous.replace(current.clone()) {
             ctx.note(PbftNote::Byzantine {
                 act: ByzantineAct::Replayed {
@@ -39,7 +45,7 @@ impl Replica {
 
     /// `Replay` as primary: assigns `request` (just assigned) again, at the next
     /// number. Correct replicas execute it once: the second time it is a repeat.
-    pub(crate) fn reassign(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+    pub(crate) fn reassign<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
         let op = request.body().op.clone();
         let to = self.others();
         let seq = self.assign(ctx, request, &to);
@@ -63,7 +69,7 @@ impl Replica {
 
     /// `Equivocate` as primary: a new number goes to the first half of the backups with this
     /// request; the next request gets the same number, told to the other half.
-    pub(crate) fn equivocate(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+    pub(crate) fn equivocate<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
         let (first, second) = self.halves();
         let op = request.body().op.clone();
         let digest = digest_of(&request);
@@ -107,7 +113,12 @@ impl Replica {
 
     /// `Equivocate` as a backup: poses as a primary and pre-prepares `request` (given at `seq`)
     /// at the number before, to every other replica.
-    pub(crate) fn pose_as_primary(&mut self, ctx: Ctx<'_, '_>, seq: Seq, request: Signed<Request>) {
+    pub(crate) fn pose_as_primary<A: Handler>(
+        &mut self,
+        ctx: Ctx<'_, '_, A>,
+        seq: Seq,
+        request: Signed<Request>,
+    ) {
         if seq <= self.low + 1 {
             return;
         }
@@ -138,7 +149,13 @@ impl Replica {
 
     /// `DoubleVote`: a prepare (unless primary of `view`) and a commit for (view, seq, digest)
     /// to every other replica, now, prepared or not.
-    pub(crate) fn double_vote(&mut self, ctx: Ctx<'_, '_>, view: View, seq: Seq, digest: Digest) {
+    pub(crate) fn double_vote<A: Handler>(
+        &mut self,
+        ctx: Ctx<'_, '_, A>,
+        view: View,
+        seq: Seq,
+        digest: Digest,
+    ) {
         ctx.note(PbftNote::Byzantine {
             act: ByzantineAct::DoubleVoted { seq, digest },
         });

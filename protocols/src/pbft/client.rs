@@ -7,10 +7,9 @@
 //! every replica, which forward it to the primary (or resend the reply if they executed it).
 
 use crate::pbft::msg::{PbftMsg, Reply, Request, View};
-use crate::pbft::node::{PbftTimer, Shared};
 use crate::pbft::notes::PbftNote;
-use crate::pbft::replica::Ctx;
 use crate::pbft::service::{Op, OpResult};
+use crate::pbft::setup::{Ctx, Handler, PbftTimer, Shared};
 use crate::pbft::sign::Signed;
 use sim_core::NodeId;
 use std::collections::{BTreeMap, VecDeque};
@@ -69,7 +68,7 @@ impl Client {
     }
 
     /// The scenario asks for `op`: sent now, or after the requests before it.
-    pub fn on_command(&mut self, ctx: Ctx<'_, '_>, op: Op) {
+    pub fn on_command<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, op: Op) {
         self.queue.push_back(op);
         if self.outstanding.is_none() {
             self.send_next(ctx);
@@ -77,7 +76,7 @@ impl Client {
     }
 
     /// After a restart: the timer of the outstanding request again.
-    pub fn on_start(&mut self, ctx: Ctx<'_, '_>) {
+    pub fn on_start<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
         if let Some(o) = &self.outstanding {
             let timestamp = o.request.body().timestamp;
             ctx.set_timer(
@@ -87,7 +86,7 @@ impl Client {
         }
     }
 
-    fn send_next(&mut self, ctx: Ctx<'_, '_>) {
+    fn send_next<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
         let Some(op) = self.queue.pop_front() else {
             return;
         };
@@ -118,7 +117,7 @@ impl Client {
     }
 
     /// A reply: counted when it is a replica's, for this client's outstanding request.
-    pub fn on_message(&mut self, ctx: Ctx<'_, '_>, msg: PbftMsg) {
+    pub fn on_message<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, msg: PbftMsg) {
         let PbftMsg::Reply(reply) = msg else {
             return;
         };
@@ -164,7 +163,7 @@ impl Client {
     }
 
     /// No result in time: the request goes to every replica.
-    pub fn on_timer(&mut self, ctx: Ctx<'_, '_>, timer: PbftTimer) {
+    pub fn on_timer<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, timer: PbftTimer) {
         let PbftTimer::Retransmit { timestamp } = timer;
         let Some(o) = &self.outstanding else {
             return;

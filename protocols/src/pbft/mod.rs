@@ -51,7 +51,7 @@
 //! ## Map of the module
 //!
 //! [`sign`] (signatures, digests), [`msg`], [`service`] (the replicated key-value map),
-//! [`replica`] (the correct replica), [`byzantine`] (the deviations), [`client`], [`node`] (the
+//! [`replica`] (the correct replica), [`byzantine`] (the deviations), [`client`], [`setup`] (what they share), [`node`] (the
 //! actor), [`notes`], [`invariants`], [`config`], [`expect`], [`narrate`]; [`Pbft`] plugs it all
 //! into scenarios.
 
@@ -67,6 +67,7 @@ pub mod notes;
 pub mod protocol;
 pub mod replica;
 pub mod service;
+pub mod setup;
 pub mod sign;
 
 #[cfg(test)]
@@ -75,7 +76,8 @@ mod tests;
 pub use config::{Behaviour, Bugs, PbftConfig};
 pub use expect::PbftExpect;
 pub use msg::PbftMsg;
-pub use node::{PbftNode, PbftTimer};
+pub use node::PbftNode;
 pub use notes::PbftNote;
 pub use protocol::Pbft;
 pub use service::Op;
+pub use setup::PbftTimer;

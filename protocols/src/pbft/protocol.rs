@@ -8,8 +8,9 @@ use crate::pbft::invariants::{
     PreparedAgreement, SameExecutionOrder,
 };
 use crate::pbft::narrate;
-use crate::pbft::node::{PbftNode, Setup, Shared};
+use crate::pbft::node::PbftNode;
 use crate::pbft::service::Op;
+use crate::pbft::setup::{Setup, Shared};
 use sim_core::exhaustive::Sometimes;
 use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record, Sim};
 use std::sync::Arc;

@@ -21,15 +21,12 @@
 use crate::pbft::msg::{
     Checkpoint, Commit, PbftMsg, PrePrepare, Prepare, Reply, Request, Seq, View, digest_of,
 };
-use crate::pbft::node::{Faults, PbftNode, Shared};
 use crate::pbft::notes::{PbftNote, Refusal};
 use crate::pbft::service::{OpResult, Service};
+use crate::pbft::setup::{Ctx, Faults, Handler, Shared};
 use crate::pbft::sign::{Digest, Signed};
-use sim_core::{Context, NodeId};
+use sim_core::NodeId;
 use std::collections::{BTreeMap, VecDeque};
-
-/// The handler's context.
-pub type Ctx<'a, 'b> = &'a mut Context<'b, PbftNode>;
 
 /// What a replica's log holds for one sequence number.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -149,12 +146,12 @@ impl Replica {
     }
 
     /// Sends `msg` to every other replica.
-    pub(crate) fn multicast(&self, ctx: Ctx<'_, '_>, msg: &PbftMsg) {
+    pub(crate) fn multicast<A: Handler>(&self, ctx: Ctx<'_, '_, A>, msg: &PbftMsg) {
         ctx.broadcast(&self.others(), msg);
     }
 
     /// Handles one message (a silent replica ignores everything).
-    pub fn on_message(&mut self, ctx: Ctx<'_, '_>, _from: NodeId, msg: PbftMsg) {
+    pub fn on_message<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, _from: NodeId, msg: PbftMsg) {
         if self.faults.silent {
             return;
         }
@@ -171,7 +168,7 @@ impl Replica {
         }
     }
 
-    fn on_request(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+    fn on_request<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
         let client = request.signer();
         if !self.setup.is_client(client) {
             return;
@@ -198,7 +195,7 @@ impl Replica {
     }
 
     /// Primary: queues a request not seen yet and assigns what fits under the high water mark.
-    fn admit(&mut self, ctx: Ctx<'_, '_>, request: Signed<Request>) {
+    fn admit<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
         let digest = digest_of(&request);
         let pending = self.queue.iter().any(|r| digest_of(r) == digest);
         let assigned = self
@@ -213,7 +210,7 @@ impl Replica {
     }
 
     /// Primary: assigns queued requests the next sequence numbers while they fit.
-    pub(crate) fn assign_queued(&mut self, ctx: Ctx<'_, '_>) {
+    pub(crate) fn assign_queued<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
         while self.is_primary() && self.in_window(self.next_seq + 1) {
             let Some(request) = self.queue.pop_front() else {
                 return;
@@ -236,9 +233,9 @@ impl Replica {
 
     /// Primary: assigns the next sequence number to `request`, logs the pre-prepare and sends it
     /// to `to`. Returns the number.
-    pub(crate) fn assign(
+    pub(crate) fn assign<A: Handler>(
         &mut self,
-        ctx: Ctx<'_, '_>,
+        ctx: Ctx<'_, '_, A>,
         request: Signed<Request>,
         to: &[NodeId],
     ) -> Seq {
@@ -256,9 +253,9 @@ impl Replica {
     }
 
     /// Logs an accepted (or, as primary, issued) pre-prepare and notes it.
-    pub(crate) fn log_pre_prepare(
+    pub(crate) fn log_pre_prepare<A: Handler>(
         &mut self,
-        ctx: Ctx<'_, '_>,
+        ctx: Ctx<'_, '_, A>,
         pp: Signed<PrePrepare>,
         request: Signed<Request>,
     ) {
@@ -309,9 +306,9 @@ impl Replica {
         }
     }
 
-    fn on_pre_prepare(
+    fn on_pre_prepare<A: Handler>(
         &mut self,
-        ctx: Ctx<'_, '_>,
+        ctx: Ctx<'_, '_, A>,
         pp: Signed<PrePrepare>,
         request: Signed<Request>,
     ) {
@@ -343,7 +340,13 @@ impl Replica {
     }
 
     /// Sends a prepare for (view, seq, digest) (forged if lying) and logs it as its own.
-    pub(crate) fn send_prepare(&mut self, ctx: Ctx<'_, '_>, view: View, seq: Seq, digest: Digest) {
+    pub(crate) fn send_prepare<A: Handler>(
+        &mut self,
+        ctx: Ctx<'_, '_, A>,
+        view: View,
+        seq: Seq,
+        digest: Digest,
+    ) {
         let digest = self.maybe_forge(ctx, seq, digest);
         let p = Signed::new(ctx, Prepare { view, seq, digest });
         self.multicast(ctx, &PbftMsg::Prepare(p.clone()));
@@ -351,7 +354,13 @@ impl Replica {
     }
 
     /// Sends a commit for (view, seq, digest) (forged if lying) and logs it as its own.
-    pub(crate) fn send_commit(&mut self, ctx: Ctx<'_, '_>, view: View, seq: Seq, digest: Digest) {
+    pub(crate) fn send_commit<A: Handler>(
+        &mut self,
+        ctx: Ctx<'_, '_, A>,
+        view: View,
+        seq: Seq,
+        digest: Digest,
+    ) {
         let digest = self.maybe_forge(ctx, seq, digest);
         let c = Signed::new(ctx, Commit { view, seq, digest });
         self.multicast(ctx, &PbftMsg::Commit(c.clone()));
@@ -383,7 +392,7 @@ impl Replica {
         view == self.view && self.in_window(seq) && self.setup.is_replica(signer)
     }
 
-    fn on_prepare(&mut self, ctx: Ctx<'_, '_>, p: Signed<Prepare>) {
+    fn on_prepare<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, p: Signed<Prepare>) {
         let Prepare { view, seq, .. } = *p.body();
         if self.admissible(view, seq, p.signer()) {
             self.store_prepare(p);
@@ -391,7 +400,7 @@ impl Replica {
         }
     }
 
-    fn on_commit(&mut self, ctx: Ctx<'_, '_>, c: Signed<Commit>) {
+    fn on_commit<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, c: Signed<Commit>) {
         let Commit { view, seq, .. } = *c.body();
         if self.admissible(view, seq, c.signer()) {
             self.store_commit(c);
@@ -418,7 +427,7 @@ impl Replica {
     }
 
     /// Moves slot `seq` on as far as its messages allow: prepared, committed-local, executed.
-    fn advance(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+    fn advance<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
         let Some(slot) = self.log.get(&seq) else {
             return;
         };
@@ -468,7 +477,7 @@ impl Replica {
     }
 
     /// Executes what is committed, in sequence order (or at once, with the bug).
-    fn execute_committed(&mut self, ctx: Ctx<'_, '_>) {
+    fn execute_committed<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
         if self.setup.bugs.execute_out_of_order {
             let ready: Vec<Seq> = self
                 .log
@@ -499,7 +508,7 @@ impl Replica {
     }
 
     /// Executes request `seq` (at most once per client timestamp) and replies.
-    fn execute(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+    fn execute<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
         let slot = self.log.get_mut(&seq).expect("committed slots are logged");
         slot.executed = true;
         let (pp, request) = slot
@@ -557,7 +566,7 @@ impl Replica {
         Digest::of(&(self.service.digest(), replied))
     }
 
-    fn checkpoint(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+    fn checkpoint<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
         let state = self.state_digest();
         let state = self.maybe_forge(ctx, seq, state);
         let c = Signed::new(ctx, Checkpoint { seq, state });
@@ -577,7 +586,7 @@ impl Replica {
             .or_insert(c);
     }
 
-    fn on_checkpoint(&mut self, ctx: Ctx<'_, '_>, c: Signed<Checkpoint>) {
+    fn on_checkpoint<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, c: Signed<Checkpoint>) {
         let seq = c.body().seq;
         if self.in_window(seq) && self.setup.is_replica(c.signer()) {
             self.store_checkpoint(c);
@@ -588,7 +597,7 @@ impl Replica {
     /// Makes checkpoint `seq` stable once a quorum agrees with this replica's own state there.
     /// There is no state transfer: a replica that has not executed `seq` yet waits until it
     /// has (its own checkpoint is then among the matching ones).
-    fn try_stabilize(&mut self, ctx: Ctx<'_, '_>, seq: Seq) {
+    fn try_stabilize<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
         if seq <= self.low || self.executed < seq {
             return;
         }
