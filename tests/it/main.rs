@@ -14,6 +14,7 @@
 //! - `exhaustive`: `dsim explore --exhaustive`: pinned state counts, sound merging, replays.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
+//! - `pbft`: each PBFT bug knob found by `dsim explore`; safety under random Byzantine replicas.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
 //! - `fuzz`: mutated scenarios and traces never panic and are refused with a position.
 //! - `golden`: every bundled scenario's story snapshot with its trace digest, and the small
@@ -31,6 +32,7 @@ mod explore;
 mod fuzz;
 mod golden;
 mod kinds;
+mod pbft;
 mod properties;
 mod ring;
 mod seeds;
