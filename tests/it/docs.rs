@@ -49,6 +49,7 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim explore search/paxos-swarm --bug",
     "dsim explore search/raft-election --bug",
     "dsim explore search/paxos-exhaustive --exhaustive --bug",
+    "dsim explore search/pbft-byzantine-backup --bug",
 ];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and

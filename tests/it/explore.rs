@@ -5,6 +5,7 @@
 
 use crate::support::{dsim, ron_files, root, scratch, stderr, stdout};
 use protocols::paxos::Paxos;
+use protocols::pbft::Pbft;
 use protocols::raft::Raft;
 use protocols::ring_store::LiveRing;
 use scenarios::RunOptions;
@@ -108,6 +109,7 @@ fn a_recorded_run_replays_from_its_schedule() {
                 "paxos" => recorded_and_followed::<Paxos>(b.name, b.source, seed),
                 "raft" => recorded_and_followed::<Raft>(b.name, b.source, seed),
                 "ring" => recorded_and_followed::<LiveRing>(b.name, b.source, seed),
+                "pbft" => recorded_and_followed::<Pbft>(b.name, b.source, seed),
                 _ => continue,
             };
             assert_eq!(live, followed, "{} seed {seed}", b.name);

@@ -550,7 +550,7 @@ impl Replica {
             result,
             again,
         });
-        if seq % self.setup.checkpoint_interval == 0 {
+        if seq.is_multiple_of(self.setup.checkpoint_interval) {
             self.checkpoint(ctx, seq);
         }
     }
