@@ -15,7 +15,7 @@
 //! - every K requests it multicasts a checkpoint of its state; 2f + 1 matching ones make it
 //!   stable, which collects the log below it and moves the water marks.
 //!
-//! Quorums are [`Setup::quorum`] (2f + 1 at N = 3f + 1). What a Byzantine replica does instead
+//! Quorums are [`PbftConfig::quorum`](crate::pbft::PbftConfig::quorum) (2f + 1 at N = 3f + 1). What a Byzantine replica does instead
 //! is in [`crate::pbft::byzantine`]; the hooks it uses are the only places the two meet.
 
 use crate::pbft::msg::{

@@ -4,7 +4,7 @@
 //! cannot make a message that claims to come from another node, so a certificate (2f prepares,
 //! 2f+1 checkpoints) forwarded later is verifiably its senders'. Here the only way to make a
 //! [`Signed`] value is [`Signed::new`], which takes the signing node's own handler
-//! [`Context`](sim_core::Context) and stamps its id: the kernel hands each node only its own
+//! `Context` and stamps its id: the kernel hands each node only its own
 //! context, so a node can sign as itself and as nobody else. The fields are private, so a
 //! signed value cannot be edited after the fact either; forwarding a copy is allowed (and
 //! proves nothing new). Deserializing exists only so that trace files can be read back.
