@@ -147,26 +147,49 @@ impl TraceView {
 }
 
 /// The fields of an externally tagged value as `k=v` pairs (`Accept{n:11,value:"x"}` gives
-/// `n=11 value=x`), for short labels.
+/// `n=11 value=x`), for short labels. Nested values read compactly, as a person would write
+/// them: a tagged enum as `Put(x, 1)`, a struct as `(seq=1 view=0)`; a tuple variant's
+/// fields are listed in order.
 pub fn fields_text(v: &Value) -> String {
     let inner = match v {
         Value::Object(m) if m.len() == 1 => m.values().next().unwrap_or(v),
         _ => return String::new(),
     };
     match inner {
-        Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| format!("{k}={}", scalar(v)))
-            .collect::<Vec<_>>()
-            .join(" "),
-        other => scalar(other),
+        Value::Object(m) => pairs(m),
+        Value::Array(items) => items.iter().map(compact).collect::<Vec<_>>().join(" "),
+        other => compact(other),
     }
 }
 
-fn scalar(v: &Value) -> String {
+fn pairs(m: &serde_json::Map<String, Value>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k}={}", compact(v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One value, short: strings bare, null as `none`, `{"Put":["x","1"]}` as `Put(x, 1)`.
+fn compact(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "none".into(),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(compact).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(m) if m.len() == 1 && m.keys().all(|k| k.starts_with(char::is_uppercase)) => {
+            let (tag, inner) = m.iter().next().expect("one entry");
+            match inner {
+                Value::Array(items) => {
+                    let items: Vec<String> = items.iter().map(compact).collect();
+                    format!("{tag}({})", items.join(", "))
+                }
+                Value::Object(fields) => format!("{tag}({})", pairs(fields)),
+                other => format!("{tag}({})", compact(other)),
+            }
+        }
+        Value::Object(m) => format!("({})", pairs(m)),
         other => other.to_string(),
     }
 }
@@ -203,6 +226,11 @@ mod tests {
         assert_eq!(v.records[2].fault_node.as_deref(), Some("b"));
         assert!(v.records[2].involves("b") && !v.records[2].involves("a"));
         assert_eq!(fields_text(v.sent(1).unwrap()), "n=1");
+        let nested: Value = serde_json::from_str(
+            r#"{"PrePrepare":[{"seq":1,"view":0},{"op":{"Put":["x","1"]},"t":null}]}"#,
+        )
+        .unwrap();
+        assert_eq!(fields_text(&nested), "(seq=1 view=0) (op=Put(x, 1) t=none)");
     }
 
     // Goal: a broken line is refused with its number. Method: a record without `time`, and a

@@ -13,19 +13,21 @@ use serde::{Deserialize, Serialize};
 use sim_core::{Actor, Context, NodeId};
 use std::fmt;
 
-/// A body signed by one node: who signed it can be read, never chosen.
+/// A body signed by one node: who signed it can be read, never chosen. In a trace it reads as
+/// the body's fields and `signer`.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Signed<T> {
-    signer: NodeId,
+    #[serde(flatten)]
     body: T,
+    signer: NodeId,
 }
 
 impl<T> Signed<T> {
     /// `body`, signed by the node whose handler owns `ctx`.
     pub fn new<A: Actor>(ctx: &Context<'_, A>, body: T) -> Self {
         Signed {
-            signer: ctx.id(),
             body,
+            signer: ctx.id(),
         }
     }
 
@@ -47,9 +49,25 @@ impl<T: fmt::Debug> fmt::Debug for Signed<T> {
 }
 
 /// A digest, the hash of a request or of a service state: 64 bits of a stable hash,
-/// collision-free by assumption (as the paper assumes of its cryptographic digests).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// collision-free by assumption (as the paper assumes of its cryptographic digests). In a
+/// trace it is 16 hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Digest(pub u64);
+
+impl Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:016x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Digest, D::Error> {
+        let text = String::deserialize(d)?;
+        u64::from_str_radix(&text, 16).map(Digest).map_err(|_| {
+            serde::de::Error::custom(format!("a digest is 16 hex digits, not {text:?}"))
+        })
+    }
+}
 
 impl Digest {
     /// The digest of `value` (the same on every machine).
