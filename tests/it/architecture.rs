@@ -66,23 +66,7 @@ fn crates_depend_only_on_the_layers_below() {
 
 /// Every `.rs` file under `dir`, sorted.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let skip = path
-                .file_name()
-                .is_some_and(|n| n == "target" || n == "node_modules" || n == ".git");
-            if path.is_dir() && !skip {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::support::files_ending(dir, "rs")
 }
 
 /// The code of a file without its comments (line comments and doc comments), line by line.

@@ -30,6 +30,12 @@ pub fn stderr(o: &Output) -> String {
 
 /// Every `.ron` file under `dir`, sorted.
 pub fn ron_files(dir: &Path) -> Vec<PathBuf> {
+    files_ending(dir, "ron")
+}
+
+/// Every file named `*.EXT` under `dir` (build output, `node_modules` and `.git` skipped),
+/// sorted.
+pub fn files_ending(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -38,9 +44,12 @@ pub fn ron_files(dir: &Path) -> Vec<PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            let skip = p
+                .file_name()
+                .is_some_and(|n| n == "target" || n == "node_modules" || n == ".git");
+            if p.is_dir() && !skip {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ron") {
+            } else if p.extension().is_some_and(|x| x == ext) {
                 out.push(p);
             }
         }

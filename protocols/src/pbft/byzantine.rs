@@ -31,9 +31,12 @@ impl Replica {
         digest.forged()
     }
 
-    /// `Replay`: sends every other replica the message received before `current`.
+    /// `Replay`: sends every other replica the message received before `current`, each
+    /// distinct message once (two replayers would otherwise bounce messages forever).
     pub(crate) fn replay<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, current: &PbftMsg) {
-        if let Some(old) = self.previous.replace(current.clone()) {
+        if let Some(old) = self.previous.replace(current.clone())
+            && self.replayed.insert(sim_core::hash::stable_hash(&old))
+        {
             ctx.note(PbftNote::Byzantine {
                 act: ByzantineAct::Replayed {
                     kind: old.kind().into(),
@@ -148,7 +151,8 @@ impl Replica {
     }
 
     /// `DoubleVote`: a prepare (unless primary of `view`) and a commit for (view, seq, digest)
-    /// to every other replica, now, prepared or not.
+    /// to every other replica, now, prepared or not: for each pre-prepare it accepts, and for
+    /// each conflicting one it refuses (both sides of an equivocation). Forged if it also lies.
     pub(crate) fn double_vote<A: Handler>(
         &mut self,
         ctx: Ctx<'_, '_, A>,
@@ -159,6 +163,7 @@ impl Replica {
         ctx.note(PbftNote::Byzantine {
             act: ByzantineAct::DoubleVoted { seq, digest },
         });
+        let digest = self.maybe_forge(ctx, seq, digest);
         if self.setup.primary(view) != self.me {
             let p = Signed::new(ctx, Prepare { view, seq, digest });
             self.multicast(ctx, &PbftMsg::Prepare(p));

@@ -77,17 +77,19 @@ pub enum Behaviour {
     /// As primary: tells different backups different requests for one sequence number (the
     /// first half of the backups gets one request, the rest the next request it receives). As
     /// a backup: pretends to be a primary and pre-prepares each request it sees at the
-    /// sequence number before the one it was given.
+    /// sequence number before the one it was given. Either way it takes no side: it sends no
+    /// commits of its own.
     Equivocate,
     /// Every prepare, commit and checkpoint it sends carries a digest nobody computed, and
     /// every reply a result nobody executed.
     Lie,
     /// Sends every replica again the message it received before the current one (replaying
-    /// old messages, signed by their senders), and as primary assigns each request a second
-    /// time at the next sequence number.
+    /// old messages, signed by their senders; each distinct message once), and as primary
+    /// assigns each request a second time at the next sequence number.
     Replay,
-    /// Votes (prepare and commit) for every request it sees at a sequence number, at once and
-    /// whether or not it is prepared: for both sides of an equivocation.
+    /// Votes (prepare and commit) for every request it is pre-prepared at a sequence number,
+    /// at once and whether or not it is prepared, and for a conflicting one too: for both
+    /// sides of an equivocation.
     DoubleVote,
 }
 

@@ -95,6 +95,15 @@ fn kind_word(kind: &str) -> String {
     }
 }
 
+/// ` (n=3, n=4)`, or nothing for no numbers.
+fn at(seqs: &[u64]) -> String {
+    if seqs.is_empty() {
+        return String::new();
+    }
+    let seqs: Vec<String> = seqs.iter().map(|n| format!("n={n}")).collect();
+    format!(" ({})", seqs.join(", "))
+}
+
 /// The line for one note of `node`.
 fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
     use PbftNote as N;
@@ -337,6 +346,18 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
         ) => format!(
             "checkpoint estable en n={seq} ({checkpoints} iguales): log hasta {seq} descartado"
         ),
+        (N::Resent { seqs, messages }, Lang::En) => {
+            format!(
+                "the client asked again: sends {messages} message(s) again{}",
+                at(seqs)
+            )
+        }
+        (N::Resent { seqs, messages }, Lang::Es) => {
+            format!(
+                "el cliente insiste: reenvío {messages} mensaje(s){}",
+                at(seqs)
+            )
+        }
         (N::Byzantine { act }, _) => byzantine(act, lang),
     };
     format!("[{node}] {text}")

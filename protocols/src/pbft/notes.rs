@@ -101,7 +101,8 @@ pub enum PbftNote {
     },
     /// Replica: executed request `seq` against the service and replied to the client. A
     /// request the client had already had executed (a replay) is not executed again:
-    /// `again` is true and `result` is the reply it had.
+    /// `again` is true and `result` is the cached reply's (sent again only when it is for
+    /// this very timestamp).
     Executed {
         /// The sequence number.
         seq: Seq,
@@ -127,6 +128,14 @@ pub enum PbftNote {
         state: Digest,
         /// Matching checkpoint messages counted.
         checkpoints: u32,
+    },
+    /// Replica: a client asked again, so it sent again what it had sent for the slots in its
+    /// log (pre-prepares, prepares, commits) and its latest checkpoint.
+    Resent {
+        /// The sequence numbers of the slots.
+        seqs: Vec<Seq>,
+        /// Messages sent again (each to every other replica).
+        messages: u32,
     },
     /// Replica: a Byzantine act, told in words for the story (the checkers ignore it).
     Byzantine {

@@ -82,6 +82,8 @@ pub struct Replica {
     pub(crate) previous: Option<PbftMsg>,
     /// Byzantine memory: a number told to the first half of the backups only (equivocation).
     pub(crate) split: Option<Seq>,
+    /// Byzantine memory: the messages replayed already (by stable hash), each replayed once.
+    pub(crate) replayed: std::collections::BTreeSet<u64>,
 }
 
 impl Replica {
@@ -103,6 +105,7 @@ impl Replica {
             stable_proof: Vec::new(),
             previous: None,
             split: None,
+            replayed: std::collections::BTreeSet::new(),
         }
     }
 
@@ -173,6 +176,7 @@ impl Replica {
         if !self.setup.is_client(client) {
             return;
         }
+        self.resend_unsettled(ctx);
         if let Some(last) = self.replies.get(&client)
             && request.body().timestamp <= last.body().timestamp
         {
@@ -191,6 +195,60 @@ impl Replica {
                 to: self.setup.name(primary).into(),
             });
             ctx.send(primary, PbftMsg::Request(request));
+        }
+    }
+
+    /// A client that asks again (its request reached every replica after its timeout) may be
+    /// waiting on a message that was lost. The replica sends again what it sent for every
+    /// slot still in its log (the primary its pre-prepares, every replica its prepares and
+    /// commits) and its latest checkpoint, so that a slot, a window or an execution stuck on a
+    /// lost message moves on. The paper retransmits until messages arrive; this ties the
+    /// retransmission to the client's timeout, so that a run still goes quiet. The log holds
+    /// at most L slots, so this is bounded. There is no state transfer: a replica that missed
+    /// what the others have collected under a stable checkpoint stays behind.
+    fn resend_unsettled<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
+        let primary = self.is_primary();
+        let mut again: Vec<PbftMsg> = Vec::new();
+        let mut seqs = Vec::new();
+        for (&seq, slot) in &self.log {
+            let Some((view, d)) = slot.assigned() else {
+                continue;
+            };
+            if view != self.view {
+                continue;
+            }
+            seqs.push(seq);
+            // An equivocator keeps its two stories apart: it never tells one to everybody.
+            if primary && !self.faults.equivocate {
+                let (pp, request) = slot.pre_prepare.clone().expect("assigned");
+                again.push(PbftMsg::PrePrepare(pp, request));
+            }
+            if let Some(p) = slot.prepares.get(&(view, d)).and_then(|m| m.get(&self.me)) {
+                again.push(PbftMsg::Prepare(p.clone()));
+            }
+            if let Some(c) = slot.commits.get(&(view, d)).and_then(|m| m.get(&self.me)) {
+                again.push(PbftMsg::Commit(c.clone()));
+            }
+        }
+        let checkpoint = self
+            .checkpoints
+            .values()
+            .rev()
+            .flat_map(|by_state| by_state.values())
+            .find_map(|by| by.get(&self.me))
+            .or_else(|| self.stable_proof.iter().find(|c| c.signer() == self.me));
+        if let Some(c) = checkpoint {
+            again.push(PbftMsg::Checkpoint(c.clone()));
+        }
+        if again.is_empty() {
+            return;
+        }
+        ctx.note(PbftNote::Resent {
+            seqs,
+            messages: count(again.len()),
+        });
+        for msg in &again {
+            self.multicast(ctx, msg);
         }
     }
 
@@ -316,12 +374,19 @@ impl Replica {
             return;
         }
         match self.judge(&pp, &request) {
-            Err(why) => ctx.note(PbftNote::Refused {
-                view: pp.body().view,
-                seq: pp.body().seq,
-                from: self.setup.name(pp.signer()).into(),
-                why,
-            }),
+            Err(why) => {
+                let PrePrepare { view, seq, digest } = *pp.body();
+                let conflicting = matches!(why, Refusal::Conflicting { .. });
+                ctx.note(PbftNote::Refused {
+                    view,
+                    seq,
+                    from: self.setup.name(pp.signer()).into(),
+                    why,
+                });
+                if conflicting && self.faults.double_vote {
+                    self.double_vote(ctx, view, seq, digest);
+                }
+            }
             Ok(false) => {}
             Ok(true) => {
                 let PrePrepare { view, seq, digest } = *pp.body();
@@ -596,9 +661,9 @@ impl Replica {
 
     /// Makes checkpoint `seq` stable once a quorum agrees with this replica's own state there.
     /// There is no state transfer: a replica that has not executed `seq` yet waits until it
-    /// has (its own checkpoint is then among the matching ones).
+    /// has and its own checkpoint is among the matching ones.
     fn try_stabilize<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
-        if seq <= self.low || self.executed < seq {
+        if seq <= self.low {
             return;
         }
         let Some(by_state) = self.checkpoints.get(&seq) else {

@@ -3,11 +3,17 @@
 //! PBFT's safety rests on signatures: a Byzantine replica may lie in its own messages, but it
 //! cannot make a message that claims to come from another node, so a certificate (2f prepares,
 //! 2f+1 checkpoints) forwarded later is verifiably its senders'. Here the only way to make a
-//! [`Signed`] value is [`Signed::new`], which takes the signing node's own handler
-//! `Context` and stamps its id: the kernel hands each node only its own
-//! context, so a node can sign as itself and as nobody else. The fields are private, so a
-//! signed value cannot be edited after the fact either; forwarding a copy is allowed (and
-//! proves nothing new). Deserializing exists only so that trace files can be read back.
+//! [`Signed`] value is [`Signed::new`], which takes the signing node's own handler `Context`
+//! and stamps its id; the kernel hands each node only its own context. The fields are
+//! private, so a signed value cannot be edited after the fact either; forwarding a copy is
+//! allowed (and proves nothing new). Each phase has its own body type, so a prepare's
+//! signature is never a commit's.
+//!
+//! Two doors stay open in Rust and are closed by tests instead: making a context by hand
+//! (`Context::new`, `TestContext`, which the kernel and unit tests need) and deserializing a
+//! signed value (which reading a trace needs). `tests/it/pbft.rs` checks that protocol code
+//! does neither, and that in runs with every Byzantine behaviour each signed part a node sends
+//! in another's name is one that node sent first.
 
 use serde::{Deserialize, Serialize};
 use sim_core::{Actor, Context, NodeId};

@@ -96,15 +96,6 @@ fn more_byzantine_replicas_than_f_unknown_names_and_short_windows_are_refused() 
 }
 
 #[test]
-fn a_signature_names_the_node_whose_context_made_it() {
-    let mut t = TestContext::<PbftNode>::new(NodeId(2));
-    let signed = Signed::new(&t.ctx(), 7u32);
-    assert_eq!(signed.signer(), NodeId(2));
-    // A copy forwarded by anyone still names its signer.
-    assert_eq!(signed.clone().signer(), NodeId(2));
-}
-
-#[test]
 fn a_backup_refuses_a_pre_prepare_its_view_s_primary_did_not_sign() {
     let c = config(4, 1);
     let req = request(4, Op::Put("x".into(), "1".into()));
