@@ -334,7 +334,11 @@ fn protocol_code_never_makes_a_context_or_deserializes_a_message() {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or(&text);
+        let before_tests = text.split("#[cfg(test)]").next().unwrap_or(&text);
+        let code: String = before_tests
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
         for banned in ["Context::new", "TestContext", "serde_json", "ron::from"] {
             assert!(!code.contains(banned), "{path} uses {banned}");
         }
