@@ -154,7 +154,7 @@ impl Replica {
     }
 
     /// Handles one message (a silent replica ignores everything).
-    pub fn on_message<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, _from: NodeId, msg: PbftMsg) {
+    pub fn on_message<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, from: NodeId, msg: PbftMsg) {
         if self.faults.silent {
             return;
         }
@@ -162,7 +162,7 @@ impl Replica {
             self.replay(ctx, &msg);
         }
         match msg {
-            PbftMsg::Request(request) => self.on_request(ctx, request),
+            PbftMsg::Request(request) => self.on_request(ctx, from, request),
             PbftMsg::PrePrepare(pp, request) => self.on_pre_prepare(ctx, pp, request),
             PbftMsg::Prepare(p) => self.on_prepare(ctx, p),
             PbftMsg::Commit(c) => self.on_commit(ctx, c),
@@ -171,12 +171,19 @@ impl Replica {
         }
     }
 
-    fn on_request<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
+    fn on_request<A: Handler>(
+        &mut self,
+        ctx: Ctx<'_, '_, A>,
+        from: NodeId,
+        request: Signed<Request>,
+    ) {
         let client = request.signer();
         if !self.setup.is_client(client) {
             return;
         }
-        self.resend_unsettled(ctx);
+        if self.asked_again(from, &request) {
+            self.resend_unsettled(ctx);
+        }
         if let Some(last) = self.replies.get(&client)
             && request.body().timestamp <= last.body().timestamp
         {
@@ -196,6 +203,30 @@ impl Replica {
             });
             ctx.send(primary, PbftMsg::Request(request));
         }
+    }
+
+    /// Whether `request` is a client asking again: a backup hears it from the client itself
+    /// (clients ask the primary first), or the replica knows it already (executed, assigned,
+    /// or queued).
+    fn asked_again(&self, from: NodeId, request: &Signed<Request>) -> bool {
+        let client = request.signer();
+        if from == client && !self.is_primary() {
+            return true;
+        }
+        let executed = self
+            .replies
+            .get(&client)
+            .is_some_and(|r| r.body().timestamp >= request.body().timestamp);
+        executed || self.holds(digest_of(request))
+    }
+
+    /// Whether the request with `digest` is in the log (assigned) or queued for assignment.
+    fn holds(&self, digest: Digest) -> bool {
+        self.queue.iter().any(|r| digest_of(r) == digest)
+            || self
+                .log
+                .values()
+                .any(|slot| slot.assigned().is_some_and(|(_, d)| d == digest))
     }
 
     /// A client that asks again (its request reached every replica after its timeout) may be
@@ -254,13 +285,7 @@ impl Replica {
 
     /// Primary: queues a request not seen yet and assigns what fits under the high water mark.
     fn admit<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, request: Signed<Request>) {
-        let digest = digest_of(&request);
-        let pending = self.queue.iter().any(|r| digest_of(r) == digest);
-        let assigned = self
-            .log
-            .values()
-            .any(|slot| slot.assigned().is_some_and(|(_, d)| d == digest));
-        if pending || assigned {
+        if self.holds(digest_of(&request)) {
             return;
         }
         self.queue.push_back(request);
