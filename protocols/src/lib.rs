@@ -8,8 +8,8 @@
 //! - [`paxos`]: single-decree Paxos (Lamport, "Paxos Made Simple"): proposers, acceptors,
 //!   learners.
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
-//! - [`pbft`]: PBFT (Castro and Liskov, OSDI 1999), the normal case and checkpoints, with
-//!   Byzantine replicas as settings.
+//! - [`pbft`]: PBFT (Castro and Liskov, OSDI 1999): the normal case, checkpoints and the view
+//!   change, with Byzantine replicas as settings.
 //! - [`partition`]: the partition math (no protocol): hash mod N, the consistent-hash ring with
 //!   vnodes and weights, rendezvous, slot tables and ranges, and the measurements of the
 //!   course's tables (`dsim ring`).

@@ -6,6 +6,7 @@ use crate::support::{dsim, scratch, stderr, stdout};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestRng, TestRunner};
 use protocols::pbft::PbftMsg;
+use protocols::pbft::msg::ViewChange;
 use protocols::pbft::sign::Signed;
 use sim_core::{Choice, Duration, Event, MsgId, NodeId, TraceMode};
 
@@ -37,11 +38,12 @@ fn explore(workload: &str, bug: Option<&str>) -> (Option<i32>, Option<String>) {
     (o.status.code(), found)
 }
 
-/// Goal: every bug knob is caught by the invariant it breaks, and the correct protocol on the
-/// same workload by none. Method: `dsim explore` each knob on its workload (N=4 with a backup
-/// posing as primary; N=7 with an equivocating primary, where f + 1 < 2f), and each workload
-/// without a knob. Proves: exit 1 and the named invariant for each knob (its counterexample
-/// replays), exit 0 and nothing found for the controls over 3,000 seeds.
+/// Goal: every safety bug knob is caught by the invariant it breaks, and the correct protocol
+/// on the same workload by none. Method: `dsim explore` each knob on its workload (N=4 with a
+/// backup posing as primary; N=7 with an equivocating primary, where f + 1 < 2f; a view change
+/// after a commit; view changes towards a lying primary), and each workload without a knob.
+/// Proves: exit 1 and the named invariant for each knob (its counterexample replays), exit 0
+/// and nothing found for the controls over 3,000 seeds.
 #[test]
 fn each_bug_knob_is_caught_and_the_correct_protocol_is_not() {
     let knobs = [
@@ -65,15 +67,60 @@ fn each_bug_knob_is_caught_and_the_correct_protocol_is_not() {
             "prepare_with_f_plus_1",
             "prepared-agreement",
         ),
+        (
+            "search/pbft-view-change",
+            "new_view_drops_prepared",
+            "committed-survives-view-change",
+        ),
+        (
+            "search/pbft-lying-next-primary",
+            "enter_view_unverified",
+            "committed-survives-view-change",
+        ),
     ];
     for (workload, knob, invariant) in knobs {
         let (code, found) = explore(workload, Some(knob));
         assert_eq!(code, Some(1), "{workload} --bug {knob}");
         assert_eq!(found.as_deref(), Some(invariant), "{workload} --bug {knob}");
     }
-    for workload in ["search/pbft-byzantine-backup", "search/pbft-seven"] {
+    for workload in [
+        "search/pbft-byzantine-backup",
+        "search/pbft-seven",
+        "search/pbft-view-change",
+        "search/pbft-lying-next-primary",
+    ] {
         assert_eq!(explore(workload, None), (Some(0), None), "{workload}");
     }
+}
+
+/// Goal: the view-change timeouts' doubling is what keeps PBFT live. Method: `dsim explore
+/// search/pbft-short-timeouts` (timeouts shorter than a view change) over 300 seeds, with and
+/// without `fixed_view_change_timeout`. Proves: with the knob, a liveness finding (the clients
+/// never get their results) whose file replays; without it, every run makes progress.
+#[test]
+fn fixed_view_change_timeouts_stop_progress_and_doubling_ones_do_not() {
+    let out = scratch("pbft-liveness").join("found.ron");
+    let run = |bug: Option<&str>| {
+        let mut args = vec![
+            "explore",
+            "search/pbft-short-timeouts",
+            "--seeds",
+            "0..300",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(bug.iter().flat_map(|b| ["--bug", *b]));
+        let o = dsim(&args);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        (o.status.code(), json)
+    };
+    let (code, json) = run(Some("fixed_view_change_timeout"));
+    assert_eq!(code, Some(1), "{json}");
+    assert_eq!(json["found"][0]["kind"], "liveness", "{json}");
+    assert_eq!(json["found"][0]["replays"], true, "{json}");
+    let (code, json) = run(None);
+    assert_eq!(code, Some(0), "{json}");
 }
 
 /// A scenario of `n` replicas tolerating `f`, with `byzantine` (replica index, behaviours), two
@@ -253,19 +300,47 @@ fn below_3f1_shows_the_split_and_is_refused_without_the_flag() {
     );
 }
 
-/// Every signed part of `msg` (a pre-prepare carries two), as (signer, its bytes).
+/// Every signed part of `msg`, nested ones included (a pre-prepare carries its request, a view
+/// change its checkpoint proof and certificates, a new view its view changes and
+/// pre-prepares), as (signer, its bytes).
 fn signed_parts(msg: &PbftMsg) -> Vec<(NodeId, String)> {
-    fn part<T: serde::Serialize>(s: &Signed<T>) -> (NodeId, String) {
-        (s.signer(), serde_json::to_string(s).unwrap())
+    fn part<T: serde::Serialize>(s: &Signed<T>, out: &mut Vec<(NodeId, String)>) {
+        out.push((s.signer(), serde_json::to_string(s).unwrap()));
     }
+    fn view_change(vc: &Signed<ViewChange>, out: &mut Vec<(NodeId, String)>) {
+        part(vc, out);
+        vc.body().proof.iter().for_each(|c| part(c, out));
+        for cert in &vc.body().prepared {
+            part(&cert.pre_prepare, out);
+            cert.request.iter().for_each(|r| part(r, out));
+            cert.prepares.iter().for_each(|p| part(p, out));
+        }
+    }
+    let mut out = Vec::new();
     match msg {
-        PbftMsg::Request(r) => vec![part(r)],
-        PbftMsg::PrePrepare(pp, r) => vec![part(pp), part(r)],
-        PbftMsg::Prepare(p) => vec![part(p)],
-        PbftMsg::Commit(c) => vec![part(c)],
-        PbftMsg::Reply(r) => vec![part(r)],
-        PbftMsg::Checkpoint(c) => vec![part(c)],
+        PbftMsg::Request(r) => part(r, &mut out),
+        PbftMsg::PrePrepare(pp, r) => {
+            part(pp, &mut out);
+            part(r, &mut out);
+        }
+        PbftMsg::Prepare(p) => part(p, &mut out),
+        PbftMsg::Commit(c) => part(c, &mut out),
+        PbftMsg::Reply(r) => part(r, &mut out),
+        PbftMsg::Checkpoint(c) => part(c, &mut out),
+        PbftMsg::ViewChange(vc) => view_change(vc, &mut out),
+        PbftMsg::NewView(nv) => {
+            part(nv, &mut out);
+            nv.body()
+                .view_changes
+                .iter()
+                .for_each(|vc| view_change(vc, &mut out));
+            for (pp, request) in &nv.body().pre_prepares {
+                part(pp, &mut out);
+                request.iter().for_each(|r| part(r, &mut out));
+            }
+        }
     }
+    out
 }
 
 /// Goal: authentication holds in runs with every Byzantine behaviour: nobody sends a message

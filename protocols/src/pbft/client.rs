@@ -164,7 +164,9 @@ impl Client {
 
     /// No result in time: the request goes to every replica.
     pub fn on_timer<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, timer: PbftTimer) {
-        let PbftTimer::Retransmit { timestamp } = timer;
+        let PbftTimer::Retransmit { timestamp } = timer else {
+            return;
+        };
         let Some(o) = &self.outstanding else {
             return;
         };

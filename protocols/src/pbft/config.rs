@@ -9,6 +9,7 @@
 //!     checkpoint_interval: 4,
 //!     window: 8,
 //!     client_timeout_ms: 100,
+//!     view_change_timeout_ms: 150,
 //!     byzantine: {"r3": [Lie]},
 //! )
 //! ```
@@ -49,6 +50,10 @@ pub struct PbftConfig {
     /// every replica. Default 100 ms.
     #[serde(default = "default_client_timeout_ms")]
     pub client_timeout_ms: u64,
+    /// A backup waiting this long for a request it knows of to execute starts a view change;
+    /// each consecutive view change waits twice as long. Default 150 ms.
+    #[serde(default = "default_view_change_timeout_ms")]
+    pub view_change_timeout_ms: u64,
     /// The Byzantine replicas and what each does (a list of behaviours, combined).
     #[serde(default)]
     pub byzantine: BTreeMap<String, Vec<Behaviour>>,
@@ -67,6 +72,10 @@ fn default_window() -> u64 {
 
 fn default_client_timeout_ms() -> u64 {
     100
+}
+
+fn default_view_change_timeout_ms() -> u64 {
+    150
 }
 
 /// What a Byzantine replica does instead of following the protocol.
@@ -110,6 +119,16 @@ pub struct Bugs {
     /// Execute a committed request at once, without waiting for the lower sequence numbers.
     #[serde(default)]
     pub execute_out_of_order: bool,
+    /// A new primary derives its pre-prepares from the view changes without their prepared
+    /// certificates: every number gets a null request.
+    #[serde(default)]
+    pub new_view_drops_prepared: bool,
+    /// A backup enters a new view without checking the NEW-VIEW against the view changes in it.
+    #[serde(default)]
+    pub enter_view_unverified: bool,
+    /// View-change timeouts stay the same instead of doubling on consecutive view changes.
+    #[serde(default)]
+    pub fixed_view_change_timeout: bool,
 }
 
 /// The largest cluster a file may describe (replicas plus clients).
@@ -267,6 +286,16 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
                  the interval no checkpoint can ever become stable and the water marks never \
                  move; twice the interval is usual",
                 config.window, config.checkpoint_interval
+            ),
+        ));
+    }
+    if config.view_change_timeout_ms == 0 || config.view_change_timeout_ms > 3_600_000 {
+        problems.push(problem(
+            field("view_change_timeout_ms"),
+            format!(
+                "`view_change_timeout_ms` {} is outside 1..=3600000: backups need time for a \
+                 request to commit before they replace the primary; use e.g. 150",
+                config.view_change_timeout_ms
             ),
         ));
     }

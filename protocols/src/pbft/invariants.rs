@@ -10,7 +10,8 @@
 //! **prepared-agreement** (no two correct replicas are prepared for different requests at one
 //! view and number) and **committed-local-implies-committed** (a request committed-local at a
 //! correct replica is prepared at f + 1 correct replicas, which is what carries it across a
-//! view change).
+//! view change). **committed-survives-view-change** follows a committed request through
+//! every later view.
 
 use crate::pbft::PbftNode;
 use crate::pbft::msg::{Seq, View};
@@ -70,6 +71,14 @@ impl Ops {
             None => format!("d={digest}"),
         }
     }
+
+    fn show_or_null(&self, digest: Digest) -> String {
+        if digest == crate::pbft::msg::NULL {
+            "the null request".into()
+        } else {
+            self.show(digest)
+        }
+    }
 }
 
 /// **agreement**: no two correct replicas commit different requests at one sequence number,
@@ -118,8 +127,8 @@ impl Invariant<PbftNode> for Agreement {
         match self.committed.get(seq) {
             Some((first, who)) if first != digest => Err(format!(
                 "{node} committed {} at n={seq} (view {view}), but {who} committed {} there",
-                self.ops.show(*digest),
-                self.ops.show(*first)
+                self.ops.show_or_null(*digest),
+                self.ops.show_or_null(*first)
             )),
             Some(_) => Ok(()),
             None => {
@@ -300,8 +309,10 @@ impl Invariant<PbftNode> for SameExecutionOrder {
     }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
         self.ops.learn(record);
-        let Some((node, PbftNote::Executed { seq, digest, .. })) = self.correct.note(record) else {
-            return Ok(());
+        let (node, seq, digest) = match self.correct.note(record) {
+            Some((node, PbftNote::Executed { seq, digest, .. })) => (node, seq, digest),
+            Some((node, PbftNote::ExecutedNull { seq })) => (node, seq, &crate::pbft::msg::NULL),
+            _ => return Ok(()),
         };
         let last = self.last.get(node).copied().unwrap_or(0);
         if *seq != last + 1 {
@@ -314,8 +325,8 @@ impl Invariant<PbftNode> for SameExecutionOrder {
         match self.at.get(seq) {
             Some((first, who)) if first != digest => Err(format!(
                 "{node} executed {} at n={seq}, but {who} executed {} there",
-                self.ops.show(*digest),
-                self.ops.show(*first)
+                self.ops.show_or_null(*digest),
+                self.ops.show_or_null(*first)
             )),
             Some(_) => Ok(()),
             None => {
@@ -389,6 +400,88 @@ impl Invariant<PbftNode> for AcceptedResultWasExecuted {
                     replies.join(", ")
                 ))
             }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// **committed-survives-view-change**: a request committed at a correct replica in view v is
+/// the request at its sequence number in every later view that a correct replica enters or
+/// pre-prepares (the view change's whole point).
+#[derive(Clone, Debug)]
+pub struct CommittedSurvivesViewChange {
+    correct: Correct,
+    ops: Ops,
+    /// Per number, the first commit seen: its digest, view and replica.
+    committed: BTreeMap<Seq, (Digest, View, Name)>,
+}
+
+impl CommittedSurvivesViewChange {
+    /// Over these correct replicas.
+    pub fn new(correct: Correct) -> Self {
+        CommittedSurvivesViewChange {
+            correct,
+            ops: Ops::default(),
+            committed: BTreeMap::new(),
+        }
+    }
+
+    fn carried(&self, node: &Name, view: View, seq: Seq, digest: Digest) -> Result<(), String> {
+        match self.committed.get(&seq) {
+            Some((kept, at, who)) if *at < view && *kept != digest => Err(format!(
+                "{node} has {} at n={seq} in view {view}, but {who} committed {} there in view {at}",
+                self.ops.show_or_null(digest),
+                self.ops.show(*kept)
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Invariant<PbftNode> for CommittedSurvivesViewChange {
+    fn name(&self) -> &'static str {
+        "committed-survives-view-change"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        let kept: Vec<(&Seq, &Digest, &View)> = self
+            .committed
+            .iter()
+            .map(|(n, (d, v, _))| (n, d, v))
+            .collect();
+        hash_memory(&kept, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+        self.ops.learn(record);
+        match self.correct.note(record) {
+            Some((
+                node,
+                PbftNote::Committed {
+                    view, seq, digest, ..
+                },
+            )) => {
+                self.carried(node, *view, *seq, *digest)?;
+                self.committed
+                    .entry(*seq)
+                    .or_insert_with(|| (*digest, *view, node.clone()));
+                Ok(())
+            }
+            Some((
+                node,
+                PbftNote::PrePrepared {
+                    view, seq, digest, ..
+                },
+            )) => self.carried(node, *view, *seq, *digest),
+            Some((
+                node,
+                PbftNote::NewViewEntered {
+                    view, proposals, ..
+                },
+            )) => proposals
+                .iter()
+                .try_for_each(|&(seq, digest)| self.carried(node, *view, seq, digest)),
             _ => Ok(()),
         }
     }

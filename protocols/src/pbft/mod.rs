@@ -1,11 +1,11 @@
-//! # PBFT: Practical Byzantine Fault Tolerance, the normal case and checkpoints
+//! # PBFT: Practical Byzantine Fault Tolerance
 //!
 //! Paxos and Raft assume a node that fails goes quiet. A **Byzantine** node may instead lie:
 //! tell different replicas different things, vote for what it never saw, replay old messages.
 //! Castro and Liskov's PBFT (OSDI 1999) orders clients' requests on N >= 3f + 1 replicas so
 //! that f Byzantine ones cannot make the correct ones disagree. This module follows the
-//! signature-based protocol of the paper, sections 4.1 to 4.3; the view change (section 4.4)
-//! is the next part, and every message already carries its view so that it fits.
+//! signature-based protocol of the paper, sections 4.1 to 4.5: the normal case, checkpoints,
+//! and the view change that replaces a faulty primary.
 //!
 //! ## Why 3f + 1
 //!
@@ -36,6 +36,17 @@
 //! low water mark h moves to n. Sequence numbers live in (h, h + L], so a faulty primary
 //! cannot exhaust them.
 //!
+//! ## The view change
+//!
+//! A backup that waits too long for a request leaves the view with a VIEW-CHANGE carrying its
+//! last stable checkpoint and a prepared certificate for every request prepared above it; the
+//! next primary, with 2f + 1 of them, sends a NEW-VIEW that re-proposes every prepared request
+//! at its number (the certificate of the highest view wins) and null requests in the gaps; the
+//! backups check it against the view changes it carries and enter the view. Committed means
+//! prepared at f + 1 correct replicas, so any 2f + 1 view changes carry it: nothing committed
+//! is lost. Timeouts double on consecutive view changes, so the cluster settles in a view. See
+//! [`view_change`].
+//!
 //! ## Authentication
 //!
 //! Every message is [`Signed`](sign::Signed) by its sender, and a node can sign only as itself
@@ -51,7 +62,7 @@
 //! ## Map of the module
 //!
 //! [`sign`] (signatures, digests), [`msg`], [`service`] (the replicated key-value map),
-//! [`replica`] (the correct replica), [`byzantine`] (the deviations), [`client`], [`setup`] (what they share), [`node`] (the
+//! [`replica`] (the correct replica), [`view_change`], [`byzantine`] (the deviations), [`client`], [`setup`] (what they share), [`node`] (the
 //! actor), [`notes`], [`invariants`], [`config`], [`expect`], [`narrate`]; [`Pbft`] plugs it all
 //! into scenarios.
 
@@ -69,6 +80,7 @@ pub mod replica;
 pub mod service;
 pub mod setup;
 pub mod sign;
+pub mod view_change;
 
 #[cfg(test)]
 mod tests;

@@ -95,6 +95,37 @@ fn kind_word(kind: &str) -> String {
     }
 }
 
+/// `n=1, n=2`, or `none` for no numbers.
+fn numbers(seqs: &[u64], none: &str) -> String {
+    if seqs.is_empty() {
+        return none.into();
+    }
+    let seqs: Vec<String> = seqs.iter().map(|n| format!("n={n}")).collect();
+    seqs.join(", ")
+}
+
+/// A new view's proposals: `n=1 d=86ad, n=2 null`.
+fn proposals_text(
+    proposals: &[(u64, crate::pbft::sign::Digest)],
+    null: &str,
+    none: &str,
+) -> String {
+    if proposals.is_empty() {
+        return none.into();
+    }
+    let items: Vec<String> = proposals
+        .iter()
+        .map(|(n, d)| {
+            if *d == crate::pbft::msg::NULL {
+                format!("n={n} {null}")
+            } else {
+                format!("n={n} d={d}")
+            }
+        })
+        .collect();
+    items.join(", ")
+}
+
 /// ` (n=3, n=4)`, or nothing for no numbers.
 fn at(seqs: &[u64]) -> String {
     if seqs.is_empty() {
@@ -357,6 +388,78 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 "el cliente insiste: reenvío {messages} mensaje(s){}",
                 at(seqs)
             )
+        }
+        (
+            N::ViewChangeStarted {
+                view,
+                stable,
+                prepared,
+            },
+            Lang::En,
+        ) => format!(
+            "VIEW CHANGE to view {view}: last stable checkpoint {stable}, prepared {}",
+            numbers(prepared, "nothing")
+        ),
+        (
+            N::ViewChangeStarted {
+                view,
+                stable,
+                prepared,
+            },
+            Lang::Es,
+        ) => format!(
+            "CAMBIO DE VISTA a la vista {view}: último checkpoint estable {stable}, preparadas {}",
+            numbers(prepared, "ninguna")
+        ),
+        (
+            N::NewViewEntered {
+                view,
+                primary,
+                from,
+                proposals,
+            },
+            Lang::En,
+        ) => {
+            let what = proposals_text(proposals, "null", "nothing to carry over");
+            if primary == node {
+                format!(
+                    "NEW VIEW {view}: primary, from the view changes of {}; {what}",
+                    from.join(", ")
+                )
+            } else {
+                format!("enters view {view} (primary {primary}); {what}")
+            }
+        }
+        (
+            N::NewViewEntered {
+                view,
+                primary,
+                from,
+                proposals,
+            },
+            Lang::Es,
+        ) => {
+            let what = proposals_text(proposals, "nula", "nada que arrastrar");
+            if primary == node {
+                format!(
+                    "NUEVA VISTA {view}: soy el primario, con los cambios de vista de {}; {what}",
+                    from.join(", ")
+                )
+            } else {
+                format!("entro en la vista {view} (primario {primary}); {what}")
+            }
+        }
+        (N::NewViewRefused { view, from, why }, Lang::En) => {
+            format!("REFUSES the new view {view} from {from}: {why}")
+        }
+        (N::NewViewRefused { view, from, why }, Lang::Es) => {
+            format!("RECHAZO la nueva vista {view} de {from}: {why}")
+        }
+        (N::ExecutedNull { seq }, Lang::En) => {
+            format!("executes n={seq}: the null request (nothing to do)")
+        }
+        (N::ExecutedNull { seq }, Lang::Es) => {
+            format!("ejecuto n={seq}: la petición nula (nada que hacer)")
         }
         (N::Byzantine { act }, _) => byzantine(act, lang),
     };

@@ -82,8 +82,9 @@ impl Actor for PbftNode {
     }
 
     fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: PbftTimer) {
-        if let PbftNode::Client(c) = self {
-            c.on_timer(ctx, timer);
+        match self {
+            PbftNode::Replica(r) => r.on_timer(ctx, timer),
+            PbftNode::Client(c) => c.on_timer(ctx, timer),
         }
     }
 

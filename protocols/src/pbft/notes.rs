@@ -129,6 +129,42 @@ pub enum PbftNote {
         /// Matching checkpoint messages counted.
         checkpoints: u32,
     },
+    /// Replica: its request timer expired (or f + 1 replicas moved on): it leaves its view and
+    /// asks for `view`, with its last stable checkpoint and the numbers it is prepared for.
+    ViewChangeStarted {
+        /// The view it moves to.
+        view: View,
+        /// Its last stable checkpoint.
+        stable: Seq,
+        /// The numbers it holds prepared certificates for.
+        prepared: Vec<Seq>,
+    },
+    /// Replica: it entered `view`, whose primary derived these proposals (number and digest;
+    /// the null digest for a gap) from the view changes of a quorum.
+    NewViewEntered {
+        /// The new view.
+        view: View,
+        /// Its primary.
+        primary: String,
+        /// The view changes the NEW-VIEW was built from.
+        from: Vec<String>,
+        /// What each number carries in the new view.
+        proposals: Vec<(Seq, Digest)>,
+    },
+    /// Replica: a NEW-VIEW it refused, and why.
+    NewViewRefused {
+        /// The view it offered.
+        view: View,
+        /// Who signed it.
+        from: String,
+        /// What did not check out.
+        why: String,
+    },
+    /// Replica: executed the null request a new view put at `seq` (nothing happens).
+    ExecutedNull {
+        /// The sequence number.
+        seq: Seq,
+    },
     /// Replica: a client asked again, so it sent again what it had sent for the slots in its
     /// log (pre-prepares, prepares, commits) and its latest checkpoint.
     Resent {

@@ -4,15 +4,17 @@
 use crate::pbft::config::{self, PbftConfig};
 use crate::pbft::expect::{self, PbftExpect};
 use crate::pbft::invariants::{
-    AcceptedResultWasExecuted, Agreement, CommittedLocalImpliesCommitted, Correct,
-    PreparedAgreement, SameExecutionOrder,
+    AcceptedResultWasExecuted, Agreement, CommittedLocalImpliesCommitted,
+    CommittedSurvivesViewChange, Correct, PreparedAgreement, SameExecutionOrder,
 };
 use crate::pbft::narrate;
 use crate::pbft::node::PbftNode;
 use crate::pbft::service::Op;
 use crate::pbft::setup::{Setup, Shared};
 use sim_core::exhaustive::Sometimes;
-use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record, Sim};
+use sim_core::{
+    BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
+};
 use std::sync::Arc;
 use traces::{Lang, Story};
 
@@ -49,6 +51,18 @@ impl Protocol for Pbft {
         BugKnob {
             name: "execute_out_of_order",
             breaks: "committed requests execute at once, not in sequence order",
+        },
+        BugKnob {
+            name: "new_view_drops_prepared",
+            breaks: "a new view proposes null requests where requests were prepared",
+        },
+        BugKnob {
+            name: "enter_view_unverified",
+            breaks: "a backup enters a new view without checking NEW-VIEW against its view changes",
+        },
+        BugKnob {
+            name: "fixed_view_change_timeout",
+            breaks: "view-change timeouts do not grow, so views may keep changing",
         },
     ];
     type Actor = PbftNode;
@@ -87,6 +101,7 @@ impl Protocol for Pbft {
             Box::new(PreparedAgreement::new(correct.clone())),
             Box::new(CommittedLocalImpliesCommitted::new(correct.clone())),
             Box::new(SameExecutionOrder::new(correct.clone())),
+            Box::new(CommittedSurvivesViewChange::new(correct.clone())),
             Box::new(AcceptedResultWasExecuted::new(correct)),
         ]
     }
@@ -110,6 +125,39 @@ impl Protocol for Pbft {
                 config.clients.join(", ")
             )
         })
+    }
+
+    /// Once faults stop, a faulty primary is replaced and every request gets through: within
+    /// 64 rounds of a client timeout plus a view-change timeout after the last scripted step
+    /// (generous: consecutive view changes double their timeout, and with at most f faulty
+    /// replicas in a row only f primaries can be faulty).
+    fn progress_bound(config: &PbftConfig) -> Option<Duration> {
+        let round = config
+            .client_timeout_ms
+            .saturating_add(config.view_change_timeout_ms);
+        Some(Duration::from_millis(round.saturating_mul(64)))
+    }
+
+    /// Every client accepted a result for every request it was given.
+    fn progress(_config: &PbftConfig, sim: &Sim<PbftNode>, _since: Instant) -> Result<(), String> {
+        let waiting: Vec<String> = sim
+            .node_ids()
+            .filter(|&id| sim.actor(id).client().is_some_and(|c| !c.is_done()))
+            .map(|id| sim.name(id).to_string())
+            .collect();
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        let views: std::collections::BTreeSet<u64> = sim
+            .node_ids()
+            .filter_map(|id| sim.actor(id).replica().map(|r| r.view()))
+            .collect();
+        Err(format!(
+            "by {} {} still wait(s) for a result; the replicas are in view(s) {:?}",
+            sim.now(),
+            waiting.join(", "),
+            views
+        ))
     }
 
     /// A client accepts a result: some schedule gets there.

@@ -19,7 +19,8 @@
 //! is in [`crate::pbft::byzantine`]; the hooks it uses are the only places the two meet.
 
 use crate::pbft::msg::{
-    Checkpoint, Commit, PbftMsg, PrePrepare, Prepare, Reply, Request, Seq, View, digest_of,
+    Certificate, Checkpoint, Commit, NewView, PbftMsg, PrePrepare, Prepare, Proposal, Reply,
+    Request, Seq, View, ViewChange, digest_of,
 };
 use crate::pbft::notes::{PbftNote, Refusal};
 use crate::pbft::service::{OpResult, Service};
@@ -31,8 +32,8 @@ use std::collections::{BTreeMap, VecDeque};
 /// What a replica's log holds for one sequence number.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Slot {
-    /// The accepted pre-prepare and its request.
-    pub pre_prepare: Option<(Signed<PrePrepare>, Signed<Request>)>,
+    /// The accepted pre-prepare and its request (none: the null request of a new view).
+    pub pre_prepare: Option<Proposal>,
     /// Prepares received, by (view, digest) and signer: a certificate the view change can
     /// forward.
     pub prepares: BTreeMap<(View, Digest), BTreeMap<NodeId, Signed<Prepare>>>,
@@ -40,6 +41,9 @@ pub struct Slot {
     pub commits: BTreeMap<(View, Digest), BTreeMap<NodeId, Signed<Commit>>>,
     /// Prepared in the pre-prepare's view.
     pub prepared: bool,
+    /// The prepared certificate of the highest view this replica was prepared in: kept across
+    /// view changes (a new view resets `prepared`, not this), for the next VIEW-CHANGE.
+    pub certificate: Option<Certificate>,
     /// Committed-local.
     pub committed: bool,
     /// Executed.
@@ -84,6 +88,20 @@ pub struct Replica {
     pub(crate) split: Option<Seq>,
     /// Byzantine memory: the messages replayed already (by stable hash), each replayed once.
     pub(crate) replayed: std::collections::BTreeSet<u64>,
+    /// In normal operation in `view` (false from sending a VIEW-CHANGE for it until its
+    /// NEW-VIEW is accepted).
+    pub(crate) active: bool,
+    /// VIEW-CHANGE messages received (valid ones only), by view and signer.
+    pub(crate) view_changes: BTreeMap<View, BTreeMap<NodeId, Signed<ViewChange>>>,
+    /// The NEW-VIEW this replica sent or accepted last.
+    pub(crate) new_view: Option<Signed<NewView>>,
+    /// Consecutive view changes without a request executed: the timeout doubles with each.
+    pub(crate) changes: u32,
+    /// Requests (client, timestamp) a backup knows of and has not executed: while there are
+    /// some, its view-change timer runs.
+    pub(crate) awaiting: std::collections::BTreeSet<(NodeId, u64)>,
+    /// The view whose view-change timer is armed, if one is.
+    pub(crate) timer: Option<View>,
 }
 
 impl Replica {
@@ -106,6 +124,12 @@ impl Replica {
             previous: None,
             split: None,
             replayed: std::collections::BTreeSet::new(),
+            active: true,
+            view_changes: BTreeMap::new(),
+            new_view: None,
+            changes: 0,
+            awaiting: std::collections::BTreeSet::new(),
+            timer: None,
         }
     }
 
@@ -114,9 +138,14 @@ impl Replica {
         self.view
     }
 
-    /// Whether this replica is the primary of its view.
+    /// Whether this replica is the primary of its view, in normal operation.
     pub fn is_primary(&self) -> bool {
-        self.setup.primary(self.view) == self.me
+        self.active && self.setup.primary(self.view) == self.me
+    }
+
+    /// Whether it is in normal operation (not in the middle of a view change).
+    pub fn is_active(&self) -> bool {
+        self.active
     }
 
     /// The last sequence number executed in order.
@@ -167,6 +196,8 @@ impl Replica {
             PbftMsg::Prepare(p) => self.on_prepare(ctx, p),
             PbftMsg::Commit(c) => self.on_commit(ctx, c),
             PbftMsg::Checkpoint(c) => self.on_checkpoint(ctx, c),
+            PbftMsg::ViewChange(vc) => self.on_view_change(ctx, vc),
+            PbftMsg::NewView(nv) => self.on_new_view(ctx, nv),
             PbftMsg::Reply(_) => {}
         }
     }
@@ -194,7 +225,10 @@ impl Replica {
         }
         if self.is_primary() {
             self.admit(ctx, request);
-        } else {
+        } else if self.active {
+            if from == client {
+                self.await_request(ctx, client, request.body().timestamp);
+            }
             let primary = self.setup.primary(self.view);
             ctx.note(PbftNote::Forwarded {
                 client: self.setup.name(client).into(),
@@ -250,8 +284,10 @@ impl Replica {
             }
             seqs.push(seq);
             // An equivocator keeps its two stories apart: it never tells one to everybody.
-            if primary && !self.faults.equivocate {
-                let (pp, request) = slot.pre_prepare.clone().expect("assigned");
+            if primary
+                && !self.faults.equivocate
+                && let Some((pp, Some(request))) = slot.pre_prepare.clone()
+            {
                 again.push(PbftMsg::PrePrepare(pp, request));
             }
             if let Some(p) = slot.prepares.get(&(view, d)).and_then(|m| m.get(&self.me)) {
@@ -352,13 +388,16 @@ impl Replica {
             timestamp: request.body().timestamp,
             op: request.body().op.clone(),
         });
-        self.log.entry(body.seq).or_default().pre_prepare = Some((pp, request));
+        self.log.entry(body.seq).or_default().pre_prepare = Some((pp, Some(request)));
     }
 
     /// Why a pre-prepare cannot be accepted, if it cannot; `Ok(false)` for a copy of the one
     /// accepted already.
     fn judge(&self, pp: &Signed<PrePrepare>, request: &Signed<Request>) -> Result<bool, Refusal> {
         let body = pp.body();
+        if !self.active {
+            return Err(Refusal::OtherView { current: self.view });
+        }
         if body.view != self.view {
             return Err(Refusal::OtherView { current: self.view });
         }
@@ -415,7 +454,9 @@ impl Replica {
             Ok(false) => {}
             Ok(true) => {
                 let PrePrepare { view, seq, digest } = *pp.body();
+                let waits = (request.signer(), request.body().timestamp);
                 self.log_pre_prepare(ctx, pp, request.clone());
+                self.await_request(ctx, waits.0, waits.1);
                 if self.faults.equivocate {
                     self.pose_as_primary(ctx, seq, request);
                 }
@@ -479,7 +520,7 @@ impl Replica {
 
     /// Whether a vote of (view, seq) from `signer` may enter the log.
     fn admissible(&self, view: View, seq: Seq, signer: NodeId) -> bool {
-        view == self.view && self.in_window(seq) && self.setup.is_replica(signer)
+        self.active && view == self.view && self.in_window(seq) && self.setup.is_replica(signer)
     }
 
     fn on_prepare<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, p: Signed<Prepare>) {
@@ -517,7 +558,7 @@ impl Replica {
     }
 
     /// Moves slot `seq` on as far as its messages allow: prepared, committed-local, executed.
-    fn advance<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
+    pub(crate) fn advance<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>, seq: Seq) {
         let Some(slot) = self.log.get(&seq) else {
             return;
         };
@@ -536,7 +577,20 @@ impl Replica {
             if prepares < self.prepares_needed() {
                 return;
             }
-            self.log.get_mut(&seq).expect("present").prepared = true;
+            let slot = self.log.get_mut(&seq).expect("present");
+            slot.prepared = true;
+            if let Some((pp, request)) = &slot.pre_prepare {
+                let prepares = slot.prepares[&(view, digest)]
+                    .iter()
+                    .filter(|(r, _)| **r != primary)
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                slot.certificate = Some(Certificate {
+                    pre_prepare: pp.clone(),
+                    request: request.clone(),
+                    prepares,
+                });
+            }
             ctx.note(PbftNote::Prepared {
                 view,
                 seq,
@@ -605,6 +659,14 @@ impl Replica {
             .pre_prepare
             .clone()
             .expect("committed slots are assigned");
+        let Some(request) = request else {
+            ctx.note(PbftNote::ExecutedNull { seq });
+            self.executed_one(ctx);
+            if seq.is_multiple_of(self.setup.checkpoint_interval) {
+                self.checkpoint(ctx, seq);
+            }
+            return;
+        };
         let client = request.signer();
         let Request { op, timestamp } = request.body().clone();
         let last = self.replies.get(&client).map(|r| r.body().timestamp);
@@ -640,6 +702,8 @@ impl Replica {
             result,
             again,
         });
+        self.awaiting.retain(|&(c, t)| c != client || t > timestamp);
+        self.executed_one(ctx);
         if seq.is_multiple_of(self.setup.checkpoint_interval) {
             self.checkpoint(ctx, seq);
         }
@@ -700,17 +764,24 @@ impl Replica {
         else {
             return;
         };
-        self.stable_proof = proof.values().cloned().collect();
+        let proof: Vec<Signed<Checkpoint>> = proof.values().cloned().collect();
         ctx.note(PbftNote::CheckpointStable {
             seq,
             state,
             checkpoints: count(proof.len()),
         });
+        self.collect_up_to(seq, proof);
+        self.assign_queued(ctx);
+    }
+
+    /// Makes checkpoint `seq` (proved by `proof`) the low water mark: the log and the
+    /// checkpoint messages up to it are collected.
+    pub(crate) fn collect_up_to(&mut self, seq: Seq, proof: Vec<Signed<Checkpoint>>) {
+        self.stable_proof = proof;
         self.low = seq;
         self.log = self.log.split_off(&(seq + 1));
         self.checkpoints = self.checkpoints.split_off(&(seq + 1));
         self.next_seq = self.next_seq.max(seq);
-        self.assign_queued(ctx);
     }
 
     /// The result a reply carries: the true one, unless this replica lies.

@@ -38,6 +38,9 @@ pub struct Setup {
     pub window: u64,
     /// How long a client waits before sending its request to every replica.
     pub client_timeout: Duration,
+    /// How long a backup waits for a request before it starts a view change (doubled on each
+    /// consecutive one).
+    pub view_change_timeout: Duration,
     /// The bug knobs of correct replicas.
     pub bugs: Bugs,
 }
@@ -53,6 +56,7 @@ impl Setup {
             checkpoint_interval: config.checkpoint_interval,
             window: config.window,
             client_timeout: Duration::from_millis(config.client_timeout_ms),
+            view_change_timeout: Duration::from_millis(config.view_change_timeout_ms),
             bugs: config.bugs,
         }
     }
@@ -151,5 +155,11 @@ pub enum PbftTimer {
     Retransmit {
         /// The request's timestamp.
         timestamp: u64,
+    },
+    /// Replica: a request it knows of has not executed in `view` in time (or the view change
+    /// to `view` has not completed): time to move to the next view.
+    ViewChange {
+        /// The view the timer was armed in.
+        view: View,
     },
 }
