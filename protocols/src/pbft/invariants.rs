@@ -412,7 +412,7 @@ impl Invariant<PbftNode> for AcceptedResultWasExecuted {
 pub struct CommittedSurvivesViewChange {
     correct: Correct,
     ops: Ops,
-    /// Per number, the first commit seen: its digest, view and replica.
+    /// Per number, the commit of the earliest view seen: its digest, view and replica.
     committed: BTreeMap<Seq, (Digest, View, Name)>,
 }
 
@@ -463,9 +463,10 @@ impl Invariant<PbftNode> for CommittedSurvivesViewChange {
                 },
             )) => {
                 self.carried(node, *view, *seq, *digest)?;
-                self.committed
-                    .entry(*seq)
-                    .or_insert_with(|| (*digest, *view, node.clone()));
+                let earliest = self.committed.get(seq).is_none_or(|(_, at, _)| view < at);
+                if earliest {
+                    self.committed.insert(*seq, (*digest, *view, node.clone()));
+                }
                 Ok(())
             }
             Some((

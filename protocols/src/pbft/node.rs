@@ -67,10 +67,20 @@ impl Actor for PbftNode {
         })
     }
 
-    /// A client that restarts arms its outstanding request's timer again.
+    /// A node that restarts arms its timers again (a client its request's, a replica its
+    /// view-change timer).
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
-        if let PbftNode::Client(c) = self {
-            c.on_start(ctx);
+        match self {
+            PbftNode::Replica(r) => r.on_start(ctx),
+            PbftNode::Client(c) => c.on_start(ctx),
+        }
+    }
+
+    /// State is durable (the paper's replicas keep their log on disk); the kernel cancels
+    /// the timers, which the replica must know.
+    fn on_crash(&mut self) {
+        if let PbftNode::Replica(r) = self {
+            r.on_crash();
         }
     }
 

@@ -128,13 +128,14 @@ impl Protocol for Pbft {
     }
 
     /// Once faults stop, a faulty primary is replaced and every request gets through: within
-    /// 64 rounds of a client timeout plus a view-change timeout after the last scripted step
-    /// (generous: consecutive view changes double their timeout, and with at most f faulty
-    /// replicas in a row only f primaries can be faulty).
+    /// 64 rounds of a client timeout plus a view-change timeout doubled f times after the last
+    /// scripted step (at most f primaries in a row are faulty, and consecutive view changes
+    /// double their timeout). Generous, not tight.
     fn progress_bound(config: &PbftConfig) -> Option<Duration> {
-        let round = config
-            .client_timeout_ms
-            .saturating_add(config.view_change_timeout_ms);
+        let doubled = config
+            .view_change_timeout_ms
+            .saturating_mul(1u64 << config.f.min(10));
+        let round = config.client_timeout_ms.saturating_add(doubled);
         Some(Duration::from_millis(round.saturating_mul(64)))
     }
 

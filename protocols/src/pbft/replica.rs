@@ -42,7 +42,9 @@ pub struct Slot {
     /// Prepared in the pre-prepare's view.
     pub prepared: bool,
     /// The prepared certificate of the highest view this replica was prepared in: kept across
-    /// view changes (a new view resets `prepared`, not this), for the next VIEW-CHANGE.
+    /// view changes (a new view resets `prepared`, not this), for the next VIEW-CHANGE. A
+    /// NEW-VIEW drops unexecuted slots above its proposals, certificates and all: nothing there
+    /// was committed, or a quorum's view changes would have carried it.
     pub certificate: Option<Certificate>,
     /// Committed-local.
     pub committed: bool,
@@ -102,6 +104,9 @@ pub struct Replica {
     pub(crate) awaiting: std::collections::BTreeSet<(NodeId, u64)>,
     /// The view whose view-change timer is armed, if one is.
     pub(crate) timer: Option<View>,
+    /// The latest stable checkpoint of the last NEW-VIEW: a replica that has not reached it
+    /// accepts no pre-prepare at or below it (those numbers were decided without it).
+    pub(crate) floor: Seq,
 }
 
 impl Replica {
@@ -130,6 +135,7 @@ impl Replica {
             changes: 0,
             awaiting: std::collections::BTreeSet::new(),
             timer: None,
+            floor: 0,
         }
     }
 
@@ -307,6 +313,16 @@ impl Replica {
         if let Some(c) = checkpoint {
             again.push(PbftMsg::Checkpoint(c.clone()));
         }
+        // Mid view change: its VIEW-CHANGE may have been lost (a primary that gets it late
+        // for its current view answers with its NEW-VIEW).
+        if !self.active
+            && let Some(vc) = self
+                .view_changes
+                .get(&self.view)
+                .and_then(|by| by.get(&self.me))
+        {
+            again.push(PbftMsg::ViewChange(vc.clone()));
+        }
         if again.is_empty() {
             return;
         }
@@ -388,7 +404,13 @@ impl Replica {
             timestamp: request.body().timestamp,
             op: request.body().op.clone(),
         });
-        self.log.entry(body.seq).or_default().pre_prepare = Some((pp, Some(request)));
+        let slot = self.log.entry(body.seq).or_default();
+        if slot.assigned().is_some_and(|(view, _)| view != body.view) {
+            // Another view's assignment: its prepared and committed flags were about it.
+            slot.prepared = false;
+            slot.committed = false;
+        }
+        slot.pre_prepare = Some((pp, Some(request)));
     }
 
     /// Why a pre-prepare cannot be accepted, if it cannot; `Ok(false)` for a copy of the one
@@ -410,7 +432,7 @@ impl Replica {
         if digest_of(request) != body.digest || !self.setup.is_client(request.signer()) {
             return Err(Refusal::BadRequest);
         }
-        if !self.in_window(body.seq) {
+        if !self.in_window(body.seq) || body.seq <= self.floor {
             return Err(Refusal::OutsideWindow {
                 low: self.low,
                 high: self.low.saturating_add(self.setup.window),

@@ -38,6 +38,7 @@ type Derived = (Seq, Digest, Option<Signed<Request>>);
 
 impl Replica {
     /// The view-change timeout now: T, doubled for each consecutive view change.
+    /// (The doubling stops after 16 consecutive view changes: 65,536 T.)
     fn view_timeout(&self) -> Duration {
         let base = self.setup.view_change_timeout;
         if self.setup.bugs.fixed_view_change_timeout {
@@ -212,6 +213,17 @@ impl Replica {
         if !self.setup.is_replica(vc.signer()) {
             return Err("it is not signed by a replica".into());
         }
+        let n = self.setup.replicas as usize;
+        let increasing = body
+            .prepared
+            .windows(2)
+            .all(|w| w[0].pre_prepare.body().seq < w[1].pre_prepare.body().seq);
+        let sized = body.proof.len() <= n
+            && body.prepared.len() as u64 <= self.setup.window
+            && body.prepared.iter().all(|c| c.prepares.len() <= n);
+        if !increasing || !sized {
+            return Err("its certificates are repeated, out of order or oversized".into());
+        }
         if !self.valid_proof(body.stable, &body.proof) {
             return Err(format!("its checkpoint {} has no valid proof", body.stable));
         }
@@ -241,7 +253,9 @@ impl Replica {
             return;
         }
         if view < self.view || (view == self.view && self.active) {
-            // A replica that missed this view's NEW-VIEW: its primary sends it again.
+            // A late view change for the current view: its sender missed the NEW-VIEW, which
+            // the primary sends again. (A replica that timed out into the next view instead
+            // comes back only with the others: f + 1 view changes move them.)
             if view == self.view
                 && self.setup.primary(view) == self.me
                 && let Some(nv) = &self.new_view
@@ -250,16 +264,34 @@ impl Replica {
             }
             return;
         }
+        // One view change per signer, its highest: a Byzantine replica cannot fill memory
+        // with view changes for ever higher views.
+        if self
+            .view_changes
+            .range(view + 1..)
+            .any(|(_, by)| by.contains_key(&signer))
+        {
+            return;
+        }
+        for by in self.view_changes.values_mut() {
+            by.remove(&signer);
+        }
+        self.view_changes.retain(|_, by| !by.is_empty());
         self.view_changes
             .entry(view)
             .or_default()
             .insert(signer, vc);
-        let later: BTreeSet<NodeId> = self
-            .view_changes
-            .range(self.view + 1..)
-            .flat_map(|(_, by)| by.keys().copied())
-            .collect();
-        if later.len() > self.setup.f {
+        // f + 1 replicas ask for later views: join the smallest, as often as that holds.
+        loop {
+            let later: BTreeSet<NodeId> = self
+                .view_changes
+                .range(self.view + 1..)
+                .flat_map(|(_, by)| by.keys().copied())
+                .filter(|&r| r != self.me)
+                .collect();
+            if later.len() <= self.setup.f {
+                break;
+            }
             let smallest = *self
                 .view_changes
                 .range(self.view + 1..)
@@ -267,7 +299,6 @@ impl Replica {
                 .expect("some later view")
                 .0;
             self.start_view_change(ctx, smallest);
-            return;
         }
         self.arm_when_quorum_moved(ctx);
         self.try_new_view(ctx);
@@ -420,10 +451,13 @@ impl Replica {
                 self.collect_up_to(stable, proof);
             }
         }
+        let (min_s, _) = self.derive(&body.view_changes);
         let high = body
             .pre_prepares
             .last()
-            .map_or(self.low, |(pp, _)| pp.body().seq);
+            .map_or(min_s, |(pp, _)| pp.body().seq)
+            .max(min_s);
+        self.floor = self.floor.max(min_s);
         self.log.retain(|&seq, slot| seq <= high || slot.executed);
         let mut installed = Vec::new();
         for (pp, request) in &body.pre_prepares {
@@ -437,7 +471,9 @@ impl Replica {
             slot.committed = false;
             installed.push((seq, pp.body().digest));
         }
-        self.next_seq = self.next_seq.max(high).max(self.low);
+        // The next number a primary of this view assigns follows the proposals (never one below
+        // them, which may be committed; never one above, which would leave a gap).
+        self.next_seq = high.max(self.low);
         ctx.note(PbftNote::NewViewEntered {
             view,
             primary: self.setup.name(nv.signer()).into(),
@@ -460,6 +496,25 @@ impl Replica {
             self.awaiting.clear();
             self.assign_queued(ctx);
         } else if !self.awaiting.is_empty() {
+            self.arm_view_timer(ctx);
+        }
+    }
+}
+
+impl Replica {
+    /// A crash cancels the timers: forget the armed one, so that it is armed again.
+    pub fn on_crash(&mut self) {
+        self.timer = None;
+    }
+
+    /// After a restart: the view-change timer again, if the replica waits for something.
+    pub fn on_start<A: Handler>(&mut self, ctx: Ctx<'_, '_, A>) {
+        if self.faults.silent {
+            return;
+        }
+        if !self.active {
+            self.arm_when_quorum_moved(ctx);
+        } else if !self.awaiting.is_empty() && self.setup.primary(self.view) != self.me {
             self.arm_view_timer(ctx);
         }
     }
