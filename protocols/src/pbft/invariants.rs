@@ -65,19 +65,45 @@ impl Ops {
         }
     }
 
+    /// A digest in words: its operation if a pre-prepare named it, the null request, or the
+    /// bare digest.
     fn show(&self, digest: Digest) -> String {
+        if digest == crate::pbft::msg::NULL {
+            return "the null request".into();
+        }
         match self.0.get(&digest) {
             Some(op) => format!("'{op}' (d={digest})"),
             None => format!("d={digest}"),
         }
     }
+}
 
-    fn show_or_null(&self, digest: Digest) -> String {
-        if digest == crate::pbft::msg::NULL {
-            "the null request".into()
-        } else {
-            self.show(digest)
+/// The first digest correct replicas reported for each key (a number, or a view and number)
+/// and who reported it: what three invariants compare every later report with.
+#[derive(Clone, Debug)]
+struct FirstDigest<K: Ord>(BTreeMap<K, (Digest, Name)>);
+
+impl<K: Ord + std::hash::Hash> FirstDigest<K> {
+    fn new() -> Self {
+        FirstDigest(BTreeMap::new())
+    }
+
+    /// Records `node`'s `digest` at `key`; the first report there, when it differs.
+    fn report(&mut self, key: K, digest: Digest, node: &Name) -> Option<(Digest, Name)> {
+        match self.0.get(&key) {
+            Some((first, who)) if *first != digest => Some((*first, who.clone())),
+            Some(_) => None,
+            None => {
+                self.0.insert(key, (digest, node.clone()));
+                None
+            }
         }
+    }
+
+    /// The digests by key, not who reported them (words only).
+    fn memory(&self, state: &mut dyn Hasher) {
+        let digests: Vec<(&K, &Digest)> = self.0.iter().map(|(k, (d, _))| (k, d)).collect();
+        hash_memory(&digests, state);
     }
 }
 
@@ -87,7 +113,7 @@ impl Ops {
 pub struct Agreement {
     correct: Correct,
     ops: Ops,
-    committed: BTreeMap<Seq, (Digest, Name)>,
+    committed: FirstDigest<Seq>,
 }
 
 impl Agreement {
@@ -96,7 +122,7 @@ impl Agreement {
         Agreement {
             correct,
             ops: Ops::default(),
-            committed: BTreeMap::new(),
+            committed: FirstDigest::new(),
         }
     }
 }
@@ -106,9 +132,7 @@ impl Invariant<PbftNode> for Agreement {
         "agreement"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        let digests: Vec<(&Seq, &Digest)> =
-            self.committed.iter().map(|(n, (d, _))| (n, d)).collect();
-        hash_memory(&digests, state);
+        self.committed.memory(state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -124,17 +148,13 @@ impl Invariant<PbftNode> for Agreement {
         else {
             return Ok(());
         };
-        match self.committed.get(seq) {
-            Some((first, who)) if first != digest => Err(format!(
+        match self.committed.report(*seq, *digest, node) {
+            Some((first, who)) => Err(format!(
                 "{node} committed {} at n={seq} (view {view}), but {who} committed {} there",
-                self.ops.show_or_null(*digest),
-                self.ops.show_or_null(*first)
+                self.ops.show(*digest),
+                self.ops.show(first)
             )),
-            Some(_) => Ok(()),
-            None => {
-                self.committed.insert(*seq, (*digest, node.clone()));
-                Ok(())
-            }
+            None => Ok(()),
         }
     }
 }
@@ -145,7 +165,7 @@ impl Invariant<PbftNode> for Agreement {
 pub struct PreparedAgreement {
     correct: Correct,
     ops: Ops,
-    prepared: BTreeMap<(View, Seq), (Digest, Name)>,
+    prepared: FirstDigest<(View, Seq)>,
 }
 
 impl PreparedAgreement {
@@ -154,7 +174,7 @@ impl PreparedAgreement {
         PreparedAgreement {
             correct,
             ops: Ops::default(),
-            prepared: BTreeMap::new(),
+            prepared: FirstDigest::new(),
         }
     }
 }
@@ -164,9 +184,7 @@ impl Invariant<PbftNode> for PreparedAgreement {
         "prepared-agreement"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        let digests: Vec<(&(View, Seq), &Digest)> =
-            self.prepared.iter().map(|(k, (d, _))| (k, d)).collect();
-        hash_memory(&digests, state);
+        self.prepared.memory(state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -182,17 +200,13 @@ impl Invariant<PbftNode> for PreparedAgreement {
         else {
             return Ok(());
         };
-        match self.prepared.get(&(*view, *seq)) {
-            Some((first, who)) if first != digest => Err(format!(
+        match self.prepared.report((*view, *seq), *digest, node) {
+            Some((first, who)) => Err(format!(
                 "{node} is prepared for {} at view {view}, n={seq}, but {who} is prepared for {} there",
                 self.ops.show(*digest),
-                self.ops.show(*first)
+                self.ops.show(first)
             )),
-            Some(_) => Ok(()),
-            None => {
-                self.prepared.insert((*view, *seq), (*digest, node.clone()));
-                Ok(())
-            }
+            None => Ok(()),
         }
     }
 }
@@ -279,7 +293,7 @@ pub struct SameExecutionOrder {
     correct: Correct,
     ops: Ops,
     /// The digest executed at each number, and by whom first.
-    at: BTreeMap<Seq, (Digest, Name)>,
+    at: FirstDigest<Seq>,
     /// The last number each correct replica executed.
     last: BTreeMap<Name, Seq>,
 }
@@ -290,7 +304,7 @@ impl SameExecutionOrder {
         SameExecutionOrder {
             correct,
             ops: Ops::default(),
-            at: BTreeMap::new(),
+            at: FirstDigest::new(),
             last: BTreeMap::new(),
         }
     }
@@ -301,8 +315,8 @@ impl Invariant<PbftNode> for SameExecutionOrder {
         "same-execution-order"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        let digests: Vec<(&Seq, &Digest)> = self.at.iter().map(|(n, (d, _))| (n, d)).collect();
-        hash_memory(&(digests, &self.last), state);
+        self.at.memory(state);
+        hash_memory(&self.last, state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -322,17 +336,13 @@ impl Invariant<PbftNode> for SameExecutionOrder {
             ));
         }
         self.last.insert(node.clone(), *seq);
-        match self.at.get(seq) {
-            Some((first, who)) if first != digest => Err(format!(
+        match self.at.report(*seq, *digest, node) {
+            Some((first, who)) => Err(format!(
                 "{node} executed {} at n={seq}, but {who} executed {} there",
-                self.ops.show_or_null(*digest),
-                self.ops.show_or_null(*first)
+                self.ops.show(*digest),
+                self.ops.show(first)
             )),
-            Some(_) => Ok(()),
-            None => {
-                self.at.insert(*seq, (*digest, node.clone()));
-                Ok(())
-            }
+            None => Ok(()),
         }
     }
 }
@@ -430,7 +440,7 @@ impl CommittedSurvivesViewChange {
         match self.committed.get(&seq) {
             Some((kept, at, who)) if *at < view && *kept != digest => Err(format!(
                 "{node} has {} at n={seq} in view {view}, but {who} committed {} there in view {at}",
-                self.ops.show_or_null(digest),
+                self.ops.show(digest),
                 self.ops.show(*kept)
             )),
             _ => Ok(()),

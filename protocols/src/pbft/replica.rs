@@ -149,11 +149,6 @@ impl Replica {
         self.active && self.setup.primary(self.view) == self.me
     }
 
-    /// Whether it is in normal operation (not in the middle of a view change).
-    pub fn is_active(&self) -> bool {
-        self.active
-    }
-
     /// The last sequence number executed in order.
     pub fn executed(&self) -> Seq {
         self.executed
