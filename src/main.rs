@@ -57,6 +57,9 @@ enum Command {
     Diff(cmd::diff::DiffArgs),
     /// Partitioning measurements: hash mod N, consistent-hash ring, rendezvous, slots, ranges.
     Ring(Box<cmd::ring::RingArgs>),
+    /// Messages per decision for PBFT and Paxos at several cluster sizes, counted from runs:
+    /// O(N^2) against O(N), the course's comparison table.
+    Cost(cmd::cost::CostArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -70,6 +73,7 @@ fn main() -> std::process::ExitCode {
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Ring(args) => cmd::ring::run(*args),
+        Command::Cost(args) => cmd::cost::run(args),
         Command::View(args) => cmd::view::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Replay(args) => cmd::replay::run(args),

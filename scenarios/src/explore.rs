@@ -69,6 +69,11 @@ pub struct Counterexample {
 /// The faults a search may inject on top of the file's timeline, each drawn from the seed's
 /// fault stream: a crash (and restart), a pause (and resume), a partition into two random
 /// sides (and heal), each starting in `[0, window_ms]` and lasting 1 ms to half the window.
+///
+/// Or enumerated rather than drawn, as the Twins paper's scenario generator does (Bano et al.,
+/// OPODIS 2021): `partition_rounds` rounds of `round_ms` each, and in each round the nodes split
+/// into two sides as the seed's bits say (see [`FaultModel::draw`]), so that the seeds
+/// `0..2^((nodes - 1) * rounds)` are every such schedule exactly once.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultModel {
     /// Crashes per seed.
@@ -79,18 +84,75 @@ pub struct FaultModel {
     pub partitions: u32,
     /// Faults start within this many ms of the run's start.
     pub window_ms: u64,
+    /// Rounds of enumerated partitions, from time 0 (none when 0).
+    #[serde(default)]
+    pub partition_rounds: u32,
+    /// How long each enumerated round lasts, in ms.
+    #[serde(default)]
+    pub round_ms: u64,
 }
 
 impl FaultModel {
     /// Whether it injects nothing.
     pub fn is_empty(&self) -> bool {
-        self.crashes + self.pauses + self.partitions == 0
+        self.crashes + self.pauses + self.partitions + self.partition_rounds == 0
     }
 
-    /// The faults of `seed` among `nodes` nodes (none with fewer than 2 nodes for a partition).
+    /// How many distinct schedules the enumerated rounds make among `nodes` nodes: each round
+    /// puts every node but the first on one of two sides, 2^(nodes - 1) ways (one of them, all
+    /// on one side, is no partition). `None` when there are no rounds, or more than 2^64.
+    pub fn enumerated(&self, nodes: usize) -> Option<u64> {
+        if self.partition_rounds == 0 || nodes == 0 {
+            return None;
+        }
+        let bits = (nodes as u64 - 1).checked_mul(u64::from(self.partition_rounds))?;
+        (bits < 64).then(|| 1u64 << bits)
+    }
+
+    /// The enumerated partitions of `seed` among `nodes` nodes: in round r (from 0), node i
+    /// (from 1) is on the second side when bit `r * (nodes - 1) + i - 1` of the seed is set,
+    /// node 0 always on the first; a round with nobody on the second side has no partition.
+    /// Each partition heals at the end of its round.
+    fn enumerate(&self, seed: u64, nodes: usize) -> Vec<Injected> {
+        let bits = nodes.saturating_sub(1);
+        let mut out = Vec::new();
+        for round in 0..self.partition_rounds as usize {
+            let side = |node: usize| -> bool {
+                let Some(bit) = (round * bits + node).checked_sub(1).filter(|_| node > 0) else {
+                    return false;
+                };
+                bit < 64 && seed >> bit & 1 == 1
+            };
+            let second: Vec<NodeId> = (1..nodes)
+                .filter(|&i| side(i))
+                .map(|i| NodeId(i as u32))
+                .collect();
+            if second.is_empty() {
+                continue;
+            }
+            let first = (0..nodes)
+                .filter(|&i| !side(i))
+                .map(|i| NodeId(i as u32))
+                .collect();
+            let at_ms = round as u64 * self.round_ms;
+            out.push(Injected::Partition {
+                groups: vec![first, second],
+                at_ms,
+                back_ms: at_ms + self.round_ms,
+            });
+        }
+        out
+    }
+
+    /// The faults of `seed` among `nodes` nodes (none with fewer than 2 nodes for a partition):
+    /// drawn from its fault stream, or with `partition_rounds` its enumerated partitions (the
+    /// CLI refuses random partitions beside enumerated ones).
     pub fn draw(&self, seed: u64, nodes: usize) -> Vec<Injected> {
         if self.is_empty() || nodes == 0 {
             return Vec::new();
+        }
+        if self.partition_rounds > 0 {
+            return self.enumerate(seed, nodes);
         }
         let mut rng = SimRng::new(seed, Stream::Faults);
         // Within a run's longest time, so that the written file is one `load` accepts.
@@ -639,4 +701,64 @@ fn file_text<P: Protocol>(
         finding.message.replace('\n', " "),
     );
     header + &text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rounds(partition_rounds: u32) -> FaultModel {
+        FaultModel {
+            partition_rounds,
+            round_ms: 50,
+            ..FaultModel::default()
+        }
+    }
+
+    /// The enumerated seeds are every assignment of 4 nodes to two sides over 2 rounds exactly
+    /// once (node 0 fixed on the first side: 8 per round, one of them no partition), each
+    /// partition lasting its round.
+    #[test]
+    fn enumerated_partitions_are_every_schedule_once() {
+        let model = rounds(2);
+        assert_eq!(model.enumerated(4), Some(64));
+        let mut seen = BTreeSet::new();
+        for seed in 0..64 {
+            let faults = model.draw(seed, 4);
+            for fault in &faults {
+                let Injected::Partition {
+                    groups,
+                    at_ms,
+                    back_ms,
+                } = fault
+                else {
+                    panic!("only partitions: {fault:?}");
+                };
+                assert_eq!(groups.len(), 2);
+                assert!(groups[0].contains(&NodeId(0)) && !groups[1].is_empty());
+                assert_eq!(groups[0].len() + groups[1].len(), 4);
+                assert!(*at_ms == 0 || *at_ms == 50);
+                assert_eq!(back_ms - at_ms, 50);
+            }
+            assert!(seen.insert(format!("{faults:?}")), "seed {seed} repeats");
+        }
+        assert!(model.draw(0, 4).is_empty(), "seed 0: no partition at all");
+        assert_eq!(
+            model.draw(0b010_001, 4),
+            [
+                Injected::Partition {
+                    groups: vec![vec![NodeId(0), NodeId(2), NodeId(3)], vec![NodeId(1)]],
+                    at_ms: 0,
+                    back_ms: 50,
+                },
+                Injected::Partition {
+                    groups: vec![vec![NodeId(0), NodeId(1), NodeId(3)], vec![NodeId(2)]],
+                    at_ms: 50,
+                    back_ms: 100,
+                },
+            ]
+        );
+        assert_eq!(rounds(0).enumerated(4), None);
+        assert_eq!(rounds(16).enumerated(7), None, "2^96 does not fit");
+    }
 }

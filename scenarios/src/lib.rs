@@ -13,10 +13,12 @@
 //! - [`bundled`]: the scenarios built into the binary.
 //! - [`sweep`]: many seeds of one scenario, aggregated (the thread pool is the caller's).
 //! - [`vary`]: one config value changed across runs.
+//! - [`cost`]: messages per decision, counted from runs (PBFT against Paxos).
 //!
 //! It never prints, exits, reads the clock or spawns threads: that is the CLI's job.
 
 pub mod bundled;
+pub mod cost;
 pub mod diagnostic;
 pub mod exhaustive;
 pub mod explore;

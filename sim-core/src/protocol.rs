@@ -59,6 +59,13 @@ pub trait Protocol: 'static {
     /// The nodes this config describes, by name, in the order they get their `NodeId`s.
     fn nodes(config: &Self::Config) -> Vec<String>;
 
+    /// The node whose twin node `node` is (see [`Sim::add_twin`]): it shares that node's
+    /// identity. `None` (the default) for every node of a protocol without twins.
+    fn twin_of(config: &Self::Config, node: NodeId) -> Option<NodeId> {
+        let _ = (config, node);
+        None
+    }
+
     /// Problems with the config that parsing cannot see (empty when it is fine). Each names the
     /// offending value (quoted as in the file, so it can be located) and says how to fix it.
     fn validate(config: &Self::Config) -> Vec<ConfigProblem> {
@@ -171,8 +178,8 @@ pub struct ConfigProblem {
     pub message: String,
 }
 
-/// A simulation of `config`'s nodes, in the order [`Protocol::nodes`] gives, with the
-/// protocol's invariants installed and no trace (set one with `Sim::set_trace` if wanted).
+/// A simulation of `config`'s nodes, in the order [`Protocol::nodes`] gives (twins, per
+/// [`Protocol::twin_of`], added as such), with the protocol's invariants installed and no trace (set one with `Sim::set_trace` if wanted).
 ///
 /// How scenarios build a run, and how tests and tools that drive a `Sim` directly build theirs.
 pub fn build_sim<P: Protocol>(config: &P::Config, sim_config: SimConfig) -> Sim<P::Actor> {
@@ -184,8 +191,12 @@ pub fn build_sim<P: Protocol>(config: &P::Config, sim_config: SimConfig) -> Sim<
         names.len(),
         "build_all builds one node per name"
     );
-    for (name, actor) in names.iter().zip(actors) {
-        sim.add_node(name, actor);
+    for (i, (name, actor)) in names.iter().zip(actors).enumerate() {
+        let id = NodeId(u32::try_from(i).expect("node count fits in u32"));
+        match P::twin_of(config, id) {
+            Some(of) => sim.add_twin(name, actor, of),
+            None => sim.add_node(name, actor),
+        };
     }
     for invariant in P::invariants(config) {
         sim.add_invariant(invariant);

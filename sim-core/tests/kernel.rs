@@ -818,3 +818,120 @@ fn a_reseeded_run_is_the_run_of_its_new_seed() {
     assert_eq!(json(&run(reseeded).1), want);
     assert_ne!(other, want, "the seed matters to this run");
 }
+
+/// Notes who it is and who a message came from: for twins.
+#[derive(Clone, Debug, Hash, Default)]
+struct Witness;
+
+impl Actor for Witness {
+    type Msg = Msg;
+    type Timer = ();
+    type Note = (u32, u32, u32);
+    type Command = (u32, u32);
+    fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: Msg) {
+        let Msg::Ping(n) = msg;
+        ctx.note((ctx.id().0, from.0, n));
+    }
+    fn on_timer(&mut self, _ctx: &mut Context<'_, Self>, _timer: ()) {}
+    fn on_command(&mut self, ctx: &mut Context<'_, Self>, (to, n): (u32, u32)) {
+        ctx.send(NodeId(to), Msg::Ping(n));
+    }
+}
+
+/// a, b, c and (with `twin`) b's twin "b2"; each step sends one ping at 1 ms intervals.
+fn twins_run(twin: bool, steps: Vec<Action<(u32, u32)>>) -> Vec<Record<Witness>> {
+    let mut s = Sim::new(SimConfig::seeded(1));
+    for name in ["a", "b", "c"] {
+        s.add_node(name, Witness);
+    }
+    if twin {
+        let b2 = s.add_twin("b2", Witness, B);
+        assert_eq!((b2, s.identity(b2), s.identity(B)), (NodeId(3), B, B));
+    }
+    for (i, step) in steps.into_iter().enumerate() {
+        s.schedule(ms(i as u64), step);
+    }
+    s.set_trace(TraceMode::Memory(Vec::new()));
+    s.run();
+    s.take_records()
+}
+
+/// Notes as (node name, who it is, who sent, ping).
+fn heard(records: &[Record<Witness>]) -> Vec<(String, u32, u32, u32)> {
+    trace::notes(records)
+        .map(|(_, node, &(me, from, n))| (node.to_string(), me, from, n))
+        .collect()
+}
+
+/// A twin shares its node's identity: what is sent to b reaches both b and its twin (each copy
+/// with its own message id), what the twin sends arrives from b, and the twin sees b's id as its
+/// own. The control without a twin delivers once.
+#[test]
+fn a_twin_shares_its_nodes_identity() {
+    let steps = || {
+        vec![
+            Action::Command(A, (1, 7)),
+            Action::Command(NodeId(3), (0, 8)),
+            Action::Command(NodeId(3), (1, 9)),
+        ]
+    };
+    let twinned = twins_run(true, steps());
+    assert_eq!(
+        heard(&twinned),
+        [
+            ("b".into(), 1, 0, 7),
+            ("b2".into(), 1, 0, 7),
+            ("a".into(), 0, 1, 8),
+            ("b2".into(), 1, 1, 9),
+            ("b".into(), 1, 1, 9),
+        ],
+        "the twin's own send to b loops back to it at once and reaches b over the network"
+    );
+    let sends: Vec<(MsgId, &str)> = twinned
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Send { id, to, .. } => Some((*id, &**to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(&sends[..2], [(MsgId(1), "b"), (MsgId(2), "b2")]);
+    let control: Vec<Record<Witness>> = {
+        let mut s = Sim::new(SimConfig::seeded(1));
+        for name in ["a", "b", "c"] {
+            s.add_node(name, Witness);
+        }
+        s.schedule(ms(0), Action::Command(A, (1, 7)));
+        s.set_trace(TraceMode::Memory(Vec::new()));
+        s.run();
+        s.take_records()
+    };
+    assert_eq!(heard(&control), [("b".into(), 1, 0, 7)]);
+}
+
+/// A partition separates twins like any two nodes: with b on a's side and its twin on c's,
+/// a's ping to b reaches b only and c's reaches the twin only.
+#[test]
+fn a_partition_separates_twins() {
+    let recs = twins_run(
+        true,
+        vec![
+            Action::Partition(vec![vec![A, B], vec![C, NodeId(3)]]),
+            Action::Command(A, (1, 1)),
+            Action::Command(C, (1, 2)),
+        ],
+    );
+    assert_eq!(
+        heard(&recs),
+        [("b".into(), 1, 0, 1), ("b2".into(), 1, 2, 2)]
+    );
+    let cut: Vec<(&str, &str)> = recs
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Drop {
+                from, to, reason, ..
+            } if *reason == DropReason::Partition => Some((&**from, &**to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cut, [("a", "b2"), ("c", "b")]);
+}

@@ -93,6 +93,25 @@ pub struct ExploreArgs {
     /// Injected faults start within this many ms of the start and last up to half of it.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub window_ms: u64,
+    /// Enumerate partitions instead of drawing them, as the Twins paper's generator does: R
+    /// rounds of --round-ms from time 0, and in each the nodes split into two sides as the
+    /// seed's bits say, so that seeds 0..2^((nodes-1)*R) are every schedule exactly once (the
+    /// count is printed). With twins in the config, this puts them on every pair of sides.
+    #[arg(
+        long,
+        value_name = "R",
+        default_value_t = 0,
+        conflicts_with = "partitions"
+    )]
+    pub partition_rounds: u32,
+    /// How long each enumerated round lasts.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 100,
+        requires = "partition_rounds"
+    )]
+    pub round_ms: u64,
     /// Override a config field before searching (RON value); repeat for several.
     /// Example: --set phase_timeout_ms=80
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -236,6 +255,10 @@ struct Report {
     /// With --coverage: how many distinct abstract states the search reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<Coverage>,
+    /// With --partition-rounds: how many distinct partition schedules there are (seeds
+    /// 0..this are each once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    enumerated: Option<u64>,
     seeds_searched: u64,
     found: Vec<Found>,
     execution: Execution,
@@ -361,6 +384,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             distinct_states: states.len(),
             curve,
         }),
+        enumerated: faults.enumerated(loaded.summary().nodes.len()),
         seeds_searched: searched,
         found,
         execution: Execution { jobs },
@@ -474,6 +498,8 @@ fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 
 /// The most faults of each sort a search may inject per seed.
 const MAX_FAULTS: u32 = 16;
+/// The most rounds of enumerated partitions.
+const MAX_ROUNDS: u32 = 16;
 
 fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
     for (flag, n) in [
@@ -495,11 +521,37 @@ fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
             scenarios::load::caps::TIME_MS
         )));
     }
+    if args.partition_rounds > MAX_ROUNDS {
+        return Err(CliError::bad_input(format!(
+            "--partition-rounds {}: at most {MAX_ROUNDS} (each round multiplies the schedules by \
+             2^(nodes-1))",
+            args.partition_rounds
+        )));
+    }
+    let rounds_ms = args
+        .round_ms
+        .saturating_mul(u64::from(args.partition_rounds));
+    if args.partition_rounds > 0
+        && (args.round_ms == 0 || rounds_ms > scenarios::load::caps::TIME_MS)
+    {
+        return Err(CliError::bad_input(format!(
+            "--round-ms {}: expected 1 ms or more, and all {} rounds within {} ms",
+            args.round_ms,
+            args.partition_rounds,
+            scenarios::load::caps::TIME_MS
+        )));
+    }
     Ok(FaultModel {
         crashes: args.crashes,
         pauses: args.pauses,
         partitions: args.partitions,
         window_ms: args.window_ms,
+        partition_rounds: args.partition_rounds,
+        round_ms: if args.partition_rounds > 0 {
+            args.round_ms
+        } else {
+            0
+        },
     })
 }
 
@@ -574,8 +626,14 @@ pub(crate) fn origin(
             words.push_str(&format!(" {flag} {n}"));
         }
     }
-    if !faults.is_empty() {
+    if faults.crashes + faults.pauses + faults.partitions > 0 {
         words.push_str(&format!(" --window-ms {}", faults.window_ms));
+    }
+    if faults.partition_rounds > 0 {
+        words.push_str(&format!(
+            " --partition-rounds {} --round-ms {}",
+            faults.partition_rounds, faults.round_ms
+        ));
     }
     for bug in bugs {
         words.push_str(&format!(" --bug {bug}"));
@@ -607,6 +665,24 @@ fn print_report(report: &Report) -> Result<(), CliError> {
         report.seeds.0,
         report.seeds.0 + report.seeds_searched
     );
+    if let Some(n) = report.enumerated {
+        let (from, to) = (report.seeds.0, report.seeds.0 + report.seeds_searched);
+        let covered = from.min(n)..to.min(n);
+        let all = if covered == (0..n) {
+            "every one of them"
+        } else {
+            "not all of them: search seeds 0..N with N the count to try each once"
+        };
+        out!(
+            "enumerated partitions: {} rounds of {} ms give {n} schedules; seeds {}..{} tried {} \
+             ({all})",
+            report.faults.partition_rounds,
+            report.faults.round_ms,
+            covered.start,
+            covered.end,
+            covered.end - covered.start
+        );
+    }
     if let Some(c) = &report.coverage {
         let growth: Vec<String> = c
             .curve

@@ -1,6 +1,7 @@
 //! One module per `dsim` subcommand.
 
 pub mod check;
+pub mod cost;
 pub mod diff;
 pub mod explore;
 pub mod list;

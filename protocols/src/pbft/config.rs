@@ -14,6 +14,10 @@
 //! )
 //! ```
 //!
+//! `twins: ["r0"]` adds a node `r0-twin`: a second copy of r0 running the correct code under
+//! r0's identity (see `sim_core::Sim::add_twin`). Partition the two apart and to the others r0
+//! equivocates or forgets what it voted; a twinned replica counts as one of the f faulty ones.
+//!
 //! N >= 3f + 1 is checked: a file below the bound is refused with why, unless it sets
 //! `allow_below_3f1: true` to show what goes wrong. [`validate`] also bounds every size.
 
@@ -57,6 +61,11 @@ pub struct PbftConfig {
     /// The Byzantine replicas and what each does (a list of behaviours, combined).
     #[serde(default)]
     pub byzantine: BTreeMap<String, Vec<Behaviour>>,
+    /// Replicas that get a twin (Bano et al., OPODIS 2021): a node named `NAME-twin` that runs
+    /// the correct code under the replica's identity. A twinned replica is faulty (it counts
+    /// toward f) though neither copy has a Byzantine behaviour. Default none.
+    #[serde(default)]
+    pub twins: Vec<String>,
     /// Deliberate mistakes of correct replicas, all off by default.
     #[serde(default)]
     pub bugs: Bugs,
@@ -137,9 +146,30 @@ pub const MAX_NODES: usize = 64;
 pub const MAX_WINDOW: u64 = 10_000;
 
 impl PbftConfig {
-    /// Node names in `NodeId` order: replicas, then clients.
+    /// The identities in `NodeId` order: replicas, then clients (twins share a replica's).
     pub fn node_names(&self) -> Vec<String> {
         self.replicas.iter().chain(&self.clients).cloned().collect()
+    }
+
+    /// Every node in `NodeId` order: the identities, then the twins in `twins` order (of the
+    /// entries that name a replica: [`validate`] refuses the others, where they are written).
+    pub fn all_node_names(&self) -> Vec<String> {
+        let mut names = self.node_names();
+        names.extend(self.twinned().map(|(_, t)| twin_name(t)));
+        names
+    }
+
+    /// The replica (its index) whose twin node `index` is, if it is a twin.
+    pub fn twin_of(&self, index: usize) -> Option<usize> {
+        let twin = index.checked_sub(self.replicas.len() + self.clients.len())?;
+        self.twinned().nth(twin).map(|(replica, _)| replica)
+    }
+
+    /// The replicas `twins` names, as (index, name), in `twins` order.
+    fn twinned(&self) -> impl Iterator<Item = (usize, &String)> {
+        self.twins
+            .iter()
+            .filter_map(|t| Some((self.replicas.iter().position(|r| r == t)?, t)))
     }
 
     /// N, the number of replicas.
@@ -160,14 +190,24 @@ impl PbftConfig {
         self.byzantine.get(name).is_some_and(|b| !b.is_empty())
     }
 
+    /// Whether replica `name` is faulty: Byzantine, or twinned.
+    pub fn is_faulty(&self, name: &str) -> bool {
+        self.is_byzantine(name) || self.twins.iter().any(|t| t == name)
+    }
+
     /// The correct replicas, by name.
     pub fn correct_replicas(&self) -> Vec<String> {
         self.replicas
             .iter()
-            .filter(|r| !self.is_byzantine(r))
+            .filter(|r| !self.is_faulty(r))
             .cloned()
             .collect()
     }
+}
+
+/// The name of `replica`'s twin.
+pub fn twin_name(replica: &str) -> String {
+    format!("{replica}-twin")
 }
 
 /// The quorum size for `n` replicas tolerating `f` (see [`PbftConfig::quorum`]).
@@ -208,12 +248,45 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
             ));
         }
     }
-    let total = config.replicas.len() + config.clients.len();
+    let mut twinned = BTreeSet::new();
+    for name in &config.twins {
+        if !config.replicas.contains(name) {
+            problems.push(problem(
+                Some(format!("\"{name}\"")),
+                format!(
+                    "\"{name}\" is in `twins` but is not a replica; the replicas are: {}",
+                    config.replicas.join(", ")
+                ),
+            ));
+        } else if !twinned.insert(name) {
+            problems.push(problem(
+                Some(format!("\"{name}\"")),
+                format!("\"{name}\" is listed twice in `twins`: a replica has at most one twin"),
+            ));
+        } else if config.is_byzantine(name) {
+            problems.push(problem(
+                Some(format!("\"{name}\"")),
+                format!(
+                    "\"{name}\" is both Byzantine and twinned: twins run the correct code; \
+                     remove it from one of `byzantine` and `twins`"
+                ),
+            ));
+        }
+        let twin = twin_name(name);
+        if config.replicas.contains(&twin) || config.clients.contains(&twin) {
+            problems.push(problem(
+                Some(format!("\"{twin}\"")),
+                format!("\"{twin}\" is the name of {name}'s twin: rename that node"),
+            ));
+        }
+    }
+    let total = config.replicas.len() + config.clients.len() + config.twins.len();
     if total > MAX_NODES {
         problems.push(problem(
             field("replicas"),
             format!(
-                "{total} nodes is above the limit of {MAX_NODES}: use fewer replicas or clients"
+                "{total} nodes is above the limit of {MAX_NODES}: use fewer replicas, clients or \
+                 twins"
             ),
         ));
     }
@@ -258,13 +331,15 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
             byzantine += 1;
         }
     }
-    if byzantine > f && !config.allow_more_than_f {
+    let faulty = byzantine + twinned.len();
+    if faulty > f && !config.allow_more_than_f {
         problems.push(problem(
-            field("byzantine"),
+            field(if byzantine > 0 { "byzantine" } else { "twins" }),
             format!(
-                "{byzantine} Byzantine replicas but f = {f}: PBFT promises nothing with more than \
-                 f. Raise f (with N >= 3f + 1), remove some, or set `allow_more_than_f: true` to \
-                 show the failure"
+                "{faulty} faulty replicas ({byzantine} Byzantine, {} twinned) but f = {f}: PBFT \
+                 promises nothing with more than f. Raise f (with N >= 3f + 1), remove some, or \
+                 set `allow_more_than_f: true` to show the failure",
+                twinned.len()
             ),
         ));
     }

@@ -1,10 +1,12 @@
 //! What a PBFT scenario can expect of a finished run, and how each expectation is checked.
 //!
 //! In RON: `Executed(2)` (every correct replica executed sequence numbers 1 and 2, no more),
-//! `NothingExecuted`, `ClientDone("c1")` (the client accepted a result for every request it was
+//! `NothingExecuted`, `ExecutedAt("r1", 0)` (one replica, correct or not, executed exactly
+//! that many: for a replica left behind), `ClientDone("c1")` (the client accepted a result for every request it was
 //! given), `Value(key: "x", value: Some("1"))` (every correct replica's service holds it),
 //! `StableCheckpoint(4)` (every correct replica's low water mark reached 4). They read the
-//! final states, which is what a student looks at after the run.
+//! final states, which is what a student looks at after the run; "every correct replica" is
+//! every one up at the end (a crashed one's state is not asked).
 
 use crate::pbft::PbftNode;
 use crate::pbft::config::PbftConfig;
@@ -20,6 +22,9 @@ pub enum PbftExpect {
     Executed(u64),
     /// No correct replica executed anything: progress stalled.
     NothingExecuted,
+    /// This replica (correct, Byzantine or a twin) executed sequence numbers 1 to this one, and
+    /// no more: to say which replicas got ahead and which were left behind.
+    ExecutedAt(String, u64),
     /// The client accepted a result for every request it was given.
     ClientDone(String),
     /// Every correct replica's service maps `key` to `value` (`None`: absent).
@@ -40,10 +45,15 @@ pub fn check(
     outcome: &Outcome<'_, PbftNode>,
 ) -> Result<String, String> {
     let correct = config.correct_replicas();
+    // A replica down at the end (crashed, paused) is not asked: its state says nothing of
+    // what the running replicas agreed on.
     let replicas = || {
         correct.iter().filter_map(|name| {
-            let replica = outcome.actor(name)?.replica()?;
-            Some((name.as_str(), replica))
+            let id = outcome.sim.node_id(name)?;
+            if outcome.sim.status(id) != sim_core::Status::Up {
+                return None;
+            }
+            Some((name.as_str(), outcome.sim.actor(id).replica()?))
         })
     };
     match expect {
@@ -72,6 +82,21 @@ pub fn check(
                 Err(format!(
                     "expected nothing executed, but {}",
                     busy.join(", ")
+                ))
+            }
+        }
+        PbftExpect::ExecutedAt(name, n) => {
+            let Some(replica) = outcome.actor(name).and_then(PbftNode::replica) else {
+                return Err(format!(
+                    "expected replica {name}, but there is no such replica"
+                ));
+            };
+            if replica.executed() == *n {
+                Ok(format!("{name} executed {n} request(s)"))
+            } else {
+                Err(format!(
+                    "expected {name} to execute {n} request(s), but it executed {}",
+                    replica.executed()
                 ))
             }
         }
@@ -131,7 +156,7 @@ pub fn check(
 /// Node names an expectation mentions.
 pub fn expect_nodes(expect: &PbftExpect) -> Vec<String> {
     match expect {
-        PbftExpect::ClientDone(name) => vec![name.clone()],
+        PbftExpect::ClientDone(name) | PbftExpect::ExecutedAt(name, _) => vec![name.clone()],
         _ => Vec::new(),
     }
 }

@@ -207,13 +207,14 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 seq,
                 digest,
                 primary,
+                issued,
                 client,
                 op,
                 ..
             },
             Lang::En,
         ) => {
-            if primary == node {
+            if *issued {
                 format!("primary of view {view}: assigns n={seq} to {client}'s '{op}' (d={digest})")
             } else {
                 format!(
@@ -227,13 +228,14 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 seq,
                 digest,
                 primary,
+                issued,
                 client,
                 op,
                 ..
             },
             Lang::Es,
         ) => {
-            if primary == node {
+            if *issued {
                 format!(
                     "primario de la vista {view}: asigno n={seq} a '{op}' de {client} (d={digest})"
                 )
@@ -417,11 +419,24 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 primary,
                 from,
                 proposals,
+                covered,
+                built,
             },
             Lang::En,
         ) => {
-            let what = proposals_text(proposals, "null", "nothing to carry over");
-            if primary == node {
+            let mut what = proposals_text(proposals, "null", "nothing to carry over");
+            if let Some(last) = covered.last() {
+                let behind = format!(
+                    "n={}..{last} already behind its stable checkpoint",
+                    covered[0]
+                );
+                what = if proposals.is_empty() {
+                    behind
+                } else {
+                    format!("{what}, and {behind}")
+                };
+            }
+            if *built {
                 format!(
                     "NEW VIEW {view}: primary, from the view changes of {}; {what}",
                     from.join(", ")
@@ -436,11 +451,24 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 primary,
                 from,
                 proposals,
+                covered,
+                built,
             },
             Lang::Es,
         ) => {
-            let what = proposals_text(proposals, "nula", "nada que arrastrar");
-            if primary == node {
+            let mut what = proposals_text(proposals, "nula", "nada que arrastrar");
+            if let Some(last) = covered.last() {
+                let behind = format!(
+                    "n={}..{last}, que mi checkpoint estable ya cubre",
+                    covered[0]
+                );
+                what = if proposals.is_empty() {
+                    behind
+                } else {
+                    format!("{what}, y {behind}")
+                };
+            }
+            if *built {
                 format!(
                     "NUEVA VISTA {view}: soy el primario, con los cambios de vista de {}; {what}",
                     from.join(", ")

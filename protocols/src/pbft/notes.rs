@@ -58,6 +58,10 @@ pub enum PbftNote {
         digest: Digest,
         /// Who signed the pre-prepare.
         primary: String,
+        /// Whether this replica issued it (as primary) rather than accepted it: a twin can
+        /// accept a pre-prepare its other copy signed under their one name.
+        #[serde(default)]
+        issued: bool,
         /// The request's client.
         client: String,
         /// The request's timestamp.
@@ -150,6 +154,13 @@ pub enum PbftNote {
         from: Vec<String>,
         /// What each number carries in the new view.
         proposals: Vec<(Seq, Digest)>,
+        /// Numbers the NEW-VIEW carried that this replica's stable checkpoint already covers
+        /// (a checkpoint that became stable during the view change): left out.
+        #[serde(default)]
+        covered: Vec<Seq>,
+        /// Whether this replica built the NEW-VIEW (as the view's primary).
+        #[serde(default)]
+        built: bool,
     },
     /// Replica: a NEW-VIEW it refused, and why.
     NewViewRefused {

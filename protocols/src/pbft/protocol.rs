@@ -70,25 +70,33 @@ impl Protocol for Pbft {
     type Expect = PbftExpect;
 
     fn nodes(config: &PbftConfig) -> Vec<String> {
-        config.node_names()
+        config.all_node_names()
+    }
+
+    fn twin_of(config: &PbftConfig, node: NodeId) -> Option<NodeId> {
+        config
+            .twin_of(node.index())
+            .map(|r| NodeId(u32::try_from(r).expect("at most 64")))
     }
 
     fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
         config::validate(config)
     }
 
+    /// Node `id`; a twin is built as the replica it copies.
     fn build(config: &PbftConfig, id: NodeId) -> PbftNode {
-        PbftNode::new(config, &Shared(Arc::new(Setup::of(config))), id)
+        Self::build_all(config).swap_remove(id.index())
     }
 
     fn build_all(config: &PbftConfig) -> Vec<PbftNode> {
         let setup = Shared(Arc::new(Setup::of(config)));
-        (0..config.node_names().len())
+        (0..config.all_node_names().len())
             .map(|i| {
+                let identity = config.twin_of(i).unwrap_or(i);
                 PbftNode::new(
                     config,
                     &setup,
-                    NodeId(u32::try_from(i).expect("at most 64")),
+                    NodeId(u32::try_from(identity).expect("at most 64")),
                 )
             })
             .collect()

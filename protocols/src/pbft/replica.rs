@@ -378,16 +378,17 @@ impl Replica {
         };
         let pp = Signed::new(ctx, body);
         ctx.broadcast(to, &PbftMsg::PrePrepare(pp.clone(), request.clone()));
-        self.log_pre_prepare(ctx, pp, request);
+        self.log_pre_prepare(ctx, pp, request, true);
         seq
     }
 
-    /// Logs an accepted (or, as primary, issued) pre-prepare and notes it.
+    /// Logs an accepted (or, as primary, `issued`) pre-prepare and notes it.
     pub(crate) fn log_pre_prepare<A: Handler>(
         &mut self,
         ctx: Ctx<'_, '_, A>,
         pp: Signed<PrePrepare>,
         request: Signed<Request>,
+        issued: bool,
     ) {
         let body = pp.body().clone();
         ctx.note(PbftNote::PrePrepared {
@@ -395,6 +396,7 @@ impl Replica {
             seq: body.seq,
             digest: body.digest,
             primary: self.setup.name(pp.signer()).into(),
+            issued,
             client: self.setup.name(request.signer()).into(),
             timestamp: request.body().timestamp,
             op: request.body().op.clone(),
@@ -472,7 +474,7 @@ impl Replica {
             Ok(true) => {
                 let PrePrepare { view, seq, digest } = *pp.body();
                 let waits = (request.signer(), request.body().timestamp);
-                self.log_pre_prepare(ctx, pp, request.clone());
+                self.log_pre_prepare(ctx, pp, request.clone(), false);
                 self.await_request(ctx, waits.0, waits.1);
                 if self.faults.equivocate {
                     self.pose_as_primary(ctx, seq, request);

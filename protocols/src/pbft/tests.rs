@@ -165,3 +165,53 @@ fn prepared_takes_2f_prepares_from_backups_and_the_primary_s_does_not_count() {
         "{notes:?}"
     );
 }
+
+/// A twin is a node of its own named after its replica, built as that replica, and counted
+/// among the f faulty ones; a twin of a non-replica, of a Byzantine replica, or one too many
+/// faulty is refused with the offending name.
+#[test]
+fn twins_are_nodes_of_their_own_counted_as_faulty() {
+    let mut twinned = config(4, 1);
+    twinned.twins = vec!["r1".into()];
+    assert!(validate(&twinned).is_empty());
+    assert_eq!(
+        Pbft::nodes(&twinned),
+        ["r0", "r1", "r2", "r3", "c1", "r1-twin"]
+    );
+    assert_eq!(Pbft::twin_of(&twinned, NodeId(5)), Some(NodeId(1)));
+    assert_eq!(Pbft::twin_of(&twinned, NodeId(1)), None);
+    assert_eq!(
+        Pbft::build(&twinned, NodeId(5)),
+        Pbft::build(&twinned, NodeId(1))
+    );
+    assert_eq!(twinned.correct_replicas(), ["r0", "r2", "r3"]);
+    let refused = |edit: &dyn Fn(&mut PbftConfig)| {
+        let mut c = twinned.clone();
+        edit(&mut c);
+        validate(&c)
+            .into_iter()
+            .map(|p| (p.locate.unwrap_or_default(), p.message))
+            .collect::<Vec<_>>()
+    };
+    let not_replica = refused(&|c| c.twins = vec!["c1".into()]);
+    assert_eq!(not_replica[0].0, "\"c1\"", "{not_replica:?}");
+    let byzantine = refused(&|c| {
+        c.byzantine
+            .insert("r1".into(), vec![crate::pbft::Behaviour::Lie]);
+    });
+    assert!(
+        byzantine
+            .iter()
+            .any(|(_, m)| m.contains("both Byzantine and twinned")),
+        "{byzantine:?}"
+    );
+    let too_many = refused(&|c| c.twins.push("r2".into()));
+    assert!(
+        too_many
+            .iter()
+            .any(|(at, m)| at == "twins" && m.contains("2 faulty replicas")),
+        "{too_many:?}"
+    );
+    let collides = refused(&|c| c.clients.push("r1-twin".into()));
+    assert_eq!(collides[0].0, "\"r1-twin\"", "{collides:?}");
+}

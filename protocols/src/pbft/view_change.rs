@@ -460,9 +460,11 @@ impl Replica {
         self.floor = self.floor.max(min_s);
         self.log.retain(|&seq, slot| seq <= high || slot.executed);
         let mut installed = Vec::new();
+        let mut covered = Vec::new();
         for (pp, request) in &body.pre_prepares {
             let seq = pp.body().seq;
             if seq <= self.low {
+                covered.push(seq);
                 continue;
             }
             let slot = self.log.entry(seq).or_default();
@@ -483,6 +485,8 @@ impl Replica {
                 .map(|vc| self.setup.name(vc.signer()).to_string())
                 .collect(),
             proposals: installed.clone(),
+            covered,
+            built: nv.signer() == self.me && self.setup.primary(view) == self.me,
         });
         self.new_view = Some(nv);
         let primary = self.setup.primary(view) == self.me;

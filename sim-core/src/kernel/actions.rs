@@ -5,6 +5,7 @@ use super::{Pending, Sim, Status};
 use crate::action::{Action, NodeAction};
 use crate::actor::Actor;
 use crate::id::{Name, NodeId};
+use crate::time::Instant;
 use crate::trace::{Event, Fault, Kinds};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -93,23 +94,25 @@ impl<A: Actor> Sim<A> {
         self.fault(Fault::Pause(self.nodes[node.index()].name.clone()));
     }
 
-    /// A resume of a paused node: timers that fell due fire now (no-op unless paused).
+    /// A resume of a paused node: timers that fell due fire now, in the order they fell due
+    /// (no-op unless paused).
     fn resume(&mut self, node: NodeId) {
         if self.nodes[node.index()].status != Status::Paused {
             return;
         }
         let slot = &mut self.nodes[node.index()];
         slot.status = Status::Up;
-        let overdue: Vec<u64> = slot
+        let mut overdue: Vec<(Instant, u64)> = slot
             .timers
             .iter_mut()
             .filter(|t| t.overdue)
             .map(|t| {
                 t.overdue = false;
-                t.generation
+                (t.due, t.generation)
             })
             .collect();
-        for generation in overdue {
+        overdue.sort_unstable();
+        for (_, generation) in overdue {
             self.queue
                 .push(self.now, Pending::Timer { node, generation });
         }

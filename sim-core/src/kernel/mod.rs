@@ -167,12 +167,18 @@ struct PendingTimer<T> {
     arming: u64,
     /// Fell due while the node was paused; fires on resume.
     overdue: bool,
+    /// When it falls due (true time), so that overdue timers fire on resume in the order they
+    /// fell due.
+    due: Instant,
 }
 
 #[derive(Clone, Debug)]
 struct Node<A: Actor> {
     actor: A,
     name: Name,
+    /// Who the node is to the others: its own id, or for a twin the id of the node it copies
+    /// (see [`Sim::add_twin`]).
+    identity: NodeId,
     draws: Draws,
     armings: Armings,
     status: Status,
@@ -221,6 +227,9 @@ pub struct Sim<A: Actor> {
     trace: TraceMode<A>,
     /// Reused buffer for a handler's effects (kept to avoid allocating per step).
     effects: Vec<Effect<A>>,
+    /// Every twin as (the identity it shares, its own node), in the order they were added;
+    /// empty in almost every run, so a send checks one length.
+    twins: Vec<(NodeId, NodeId)>,
 }
 
 impl<A: Actor> Sim<A> {
@@ -245,15 +254,40 @@ impl<A: Actor> Sim<A> {
             checker: Checker::default(),
             trace: TraceMode::Off,
             effects: Vec::new(),
+            twins: Vec::new(),
         }
     }
 
     /// Adds a node called `name`; it starts at the current time (time zero before the run).
     pub fn add_node(&mut self, name: &str, actor: A) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
+        self.push_node(name, actor, id)
+    }
+
+    /// Adds a twin of node `of` called `name` (Bano et al., "Twins: BFT Systems Made Robust",
+    /// OPODIS 2021): a second actor with `of`'s identity. It is a node of its own to the kernel
+    /// (its own state, timers, status, clock and random draws; partitions, crashes and trace
+    /// records name it by `name`), and the same node to the others: every message sent to `of`
+    /// is also sent to each twin, each copy routed on its own (so a partition can separate the
+    /// twins), and what a twin sends arrives from `of` and its handlers see `of` as their own
+    /// id. Run correct code on both and to the rest they look like one node that equivocates or
+    /// forgets what it said. Panics if `of` is not a node, or is itself a twin.
+    pub fn add_twin(&mut self, name: &str, actor: A, of: NodeId) -> NodeId {
+        assert!(
+            of.index() < self.nodes.len() && self.nodes[of.index()].identity == of,
+            "a twin copies a node that exists and is not itself a twin"
+        );
+        let id = NodeId(self.nodes.len() as u32);
+        self.twins.push((of, id));
+        self.push_node(name, actor, of)
+    }
+
+    fn push_node(&mut self, name: &str, actor: A, identity: NodeId) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
             actor,
             name: Arc::from(name),
+            identity,
             draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
             armings: Armings::default(),
             status: Status::Up,
@@ -374,6 +408,10 @@ impl<A: Actor> Sim<A> {
     /// A node's actor.
     pub fn actor(&self, id: NodeId) -> &A {
         &self.nodes[id.index()].actor
+    }
+    /// Who node `id` is to the others: `id` itself, or for a twin the node it copies.
+    pub fn identity(&self, id: NodeId) -> NodeId {
+        self.nodes[id.index()].identity
     }
     /// A node's name.
     pub fn name(&self, id: NodeId) -> &str {
@@ -638,7 +676,8 @@ impl<A: Actor> Sim<A> {
                 msg_kind: Cow::Borrowed(msg.kind()),
             });
         }
-        self.dispatch(to, |actor, ctx| actor.on_message(ctx, from, msg));
+        let sender = self.nodes[from.index()].identity;
+        self.dispatch(to, |actor, ctx| actor.on_message(ctx, sender, msg));
     }
 
     fn process_timer(&mut self, node: NodeId, generation: u64) -> bool {
@@ -668,7 +707,13 @@ impl<A: Actor> Sim<A> {
         let mut effects = std::mem::take(&mut self.effects);
         let slot = &mut self.nodes[node.index()];
         let local = slot.clock.local(self.now);
-        let mut ctx = Context::new(node, self.now, local, &mut slot.draws, &mut effects);
+        let mut ctx = Context::new(
+            slot.identity,
+            self.now,
+            local,
+            &mut slot.draws,
+            &mut effects,
+        );
         handler(&mut slot.actor, &mut ctx);
         for effect in effects.drain(..) {
             self.apply(node, effect);
@@ -685,20 +730,22 @@ impl<A: Actor> Sim<A> {
                 self.next_generation += 1;
                 let pinned = slot.armings.arm();
                 let arming = slot.armings.armed();
+                let at = self.now + pinned.unwrap_or_else(|| slot.clock.to_true(after));
                 match slot.timers.iter_mut().find(|t| t.timer == timer) {
                     Some(t) => {
                         t.generation = generation;
                         t.arming = arming;
                         t.overdue = false;
+                        t.due = at;
                     }
                     None => slot.timers.push(PendingTimer {
                         timer,
                         generation,
                         arming,
                         overdue: false,
+                        due: at,
                     }),
                 }
-                let at = self.now + pinned.unwrap_or_else(|| slot.clock.to_true(after));
                 self.queue.push(at, Pending::Timer { node, generation });
             }
             Effect::CancelTimer { timer } => {
@@ -713,7 +760,22 @@ impl<A: Actor> Sim<A> {
         }
     }
 
+    /// Sends `msg` from node `from` to whoever is `to`: the node, and each of its twins (a copy
+    /// each, routed on its own).
     fn send(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
+        if self.twins.is_empty() || !self.twins.iter().any(|&(of, _)| of == to) {
+            return self.send_one(from, to, msg);
+        }
+        self.send_one(from, to, msg.clone());
+        for i in 0..self.twins.len() {
+            let (of, twin) = self.twins[i];
+            if of == to {
+                self.send_one(from, twin, msg.clone());
+            }
+        }
+    }
+
+    fn send_one(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
         self.next_msg += 1;
         self.stats.sent += 1;
         let id = MsgId(self.next_msg);

@@ -132,6 +132,7 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         shard: None,
         // The shards' state sets are not in their outputs, so their union cannot be counted.
         coverage: None,
+        enumerated: first.enumerated,
         seeds_searched: searched,
         found,
         execution: Execution { jobs: n as usize },

@@ -1,0 +1,225 @@
+//! `dsim cost`: messages per decision for PBFT and Paxos at several cluster sizes, counted from
+//! runs (the course's comparison table, measured). The runs and counts live in
+//! `scenarios::cost`; this prints them as a table, JSON or an SVG plot.
+
+use crate::cmd::ring::svg::{Chart, Series};
+use crate::exit::{CliError, OK};
+use crate::flags::parse_lang;
+use crate::output::out;
+use scenarios::cost::{self, Cost, PAXOS_PHASE_1, PAXOS_PHASE_2, PBFT_AGREEMENT, PBFT_OTHER};
+use std::path::PathBuf;
+use traces::Lang;
+
+/// Arguments of `dsim cost`.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = "\
+Each size is run as an ordinary scenario on a healthy network with one correct leader: PBFT's
+normal case (f = (N-1)/3, one client's requests in a row) and single-decree Paxos with one
+proposer (f = (N-1)/2). The sends of every message kind are counted from the run's records and
+divided by the decisions made. PBFT's agreement (pre-prepare, prepare, commit) is 2N(N-1)
+messages a request: O(N^2). Paxos's phase 2 (accept, accepted) is 2N a decision: O(N), what a
+stable Multi-Paxos leader pays; phase 1 is paid once per leader and shown apart. Raft's
+AppendEntries per entry (also O(N)) joins the table when Raft replicates logs.
+
+Examples:
+  dsim cost
+  dsim cost --sizes 4,7,10,13,16,31 --plot cost.svg
+  dsim cost --lang es --json")]
+pub struct CostArgs {
+    /// Cluster sizes N (PBFT replicas and Paxos acceptors), comma-separated, each 4 to 63.
+    #[arg(long, value_delimiter = ',', default_value = "4,7,10,13,16")]
+    pub sizes: Vec<usize>,
+    /// Requests the PBFT client sends (checkpoints, every 4, are spread over them).
+    #[arg(long, default_value_t = 8)]
+    pub requests: u64,
+    /// Language of the table: `en` (default) or `es`.
+    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    pub lang: Lang,
+    /// Draw messages per decision against N as an SVG picture to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One size's two runs.
+#[derive(serde::Serialize)]
+struct Row {
+    n: usize,
+    pbft: Cost,
+    pbft_agreement_per_request: f64,
+    pbft_other_per_request: f64,
+    paxos: Cost,
+    paxos_phase_2_per_decision: f64,
+    paxos_phase_1_per_leader: f64,
+}
+
+/// The most sizes one table may ask for.
+const MAX_SIZES: usize = 32;
+
+/// Runs `dsim cost`.
+pub fn run(args: CostArgs) -> Result<u8, CliError> {
+    if args.sizes.is_empty() || args.sizes.len() > MAX_SIZES {
+        return Err(CliError::bad_input(format!(
+            "--sizes: give 1 to {MAX_SIZES} sizes, e.g. 4,7,10"
+        )));
+    }
+    let mut rows = Vec::new();
+    for &n in &args.sizes {
+        let pbft = cost::pbft(n, args.requests).map_err(CliError::bad_input)?;
+        let paxos = cost::paxos(n).map_err(CliError::bad_input)?;
+        rows.push(Row {
+            n,
+            pbft_agreement_per_request: pbft.per_decision(PBFT_AGREEMENT),
+            pbft_other_per_request: pbft.per_decision(PBFT_OTHER),
+            paxos_phase_2_per_decision: paxos.per_decision(PAXOS_PHASE_2),
+            paxos_phase_1_per_leader: paxos.per_decision(PAXOS_PHASE_1),
+            pbft,
+            paxos,
+        });
+    }
+    if let Some(path) = &args.plot {
+        crate::cmd::ring::write_plot(Some(path), &chart(&rows, args.lang))?;
+    }
+    if args.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&rows).expect("serializes")
+        );
+    } else {
+        print_table(&rows, args.lang)?;
+    }
+    Ok(OK)
+}
+
+fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
+    let es = lang == Lang::Es;
+    let (title, pbft, paxos, other, phase1) = if es {
+        (
+            "Mensajes por decisión (régimen estable), contados en ejecuciones sin fallos:",
+            "PBFT, por petición",
+            "Paxos con líder estable, por decisión",
+            "otros",
+            "fase 1",
+        )
+    } else {
+        (
+            "Messages per decision (stable regime), counted from runs on a healthy network:",
+            "PBFT, per request",
+            "Paxos with a stable leader, per decision",
+            "others",
+            "phase 1",
+        )
+    };
+    out!("{title}");
+    out!();
+    out!("{:>4}   {pbft:<57}   {paxos}", "");
+    out!(
+        "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8}",
+        "N",
+        "f",
+        "pre-prepare",
+        "prepare",
+        "commit",
+        "total",
+        "total/N²",
+        other,
+        "f",
+        "accept",
+        "accepted",
+        "total",
+        "total/N"
+    );
+    for r in rows {
+        let pbft = |kind: &str| fmt(r.pbft.sent[kind] as f64 / r.pbft.decisions as f64);
+        let paxos = |kind: &str| fmt(r.paxos.sent[kind] as f64 / r.paxos.decisions as f64);
+        let n = r.n as f64;
+        out!(
+            "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8.2} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8.2}",
+            r.n,
+            r.pbft.f,
+            pbft("PrePrepare"),
+            pbft("Prepare"),
+            pbft("Commit"),
+            fmt(r.pbft_agreement_per_request),
+            r.pbft_agreement_per_request / (n * n),
+            fmt(r.pbft_other_per_request),
+            r.paxos.f,
+            paxos("Accept"),
+            paxos("Accepted"),
+            fmt(r.paxos_phase_2_per_decision),
+            r.paxos_phase_2_per_decision / n,
+        );
+    }
+    out!();
+    if es {
+        out!("PBFT: 2N(N-1) mensajes de acuerdo por petición, O(N²), y cada uno firmado; su");
+        out!(
+            "columna total/N² tiende a 2. Paxos con líder estable: 2N por decisión, O(N) (la {phase1},"
+        );
+        out!(
+            "prepare y promise, 2N más, se paga una vez por líder). \"{other}\": la petición del cliente,"
+        );
+        out!("las respuestas y los checkpoints (uno cada 4 peticiones), repartidos por petición.");
+    } else {
+        out!("PBFT: 2N(N-1) agreement messages a request, O(N²), each one signed; its total/N²");
+        out!(
+            "column tends to 2. Paxos with a stable leader: 2N a decision, O(N) ({phase1}, prepare and"
+        );
+        out!("promise, 2N more, is paid once per leader). \"{other}\": the client's request, the");
+        out!("replies and the checkpoints (one every 4 requests), spread over the requests.");
+    }
+    Ok(())
+}
+
+/// A count per decision: whole numbers without decimals.
+fn fmt(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn chart(rows: &[Row], lang: Lang) -> Chart {
+    let es = lang == Lang::Es;
+    let point = |f: fn(&Row) -> f64| move |r: &Row| (r.n as f64, f(r));
+    Chart {
+        title: if es {
+            "mensajes por decisión: PBFT O(N²), Paxos O(N)".into()
+        } else {
+            "messages per decision: PBFT O(N²), Paxos O(N)".into()
+        },
+        x_label: if es {
+            "N (réplicas, aceptadores)".into()
+        } else {
+            "N (replicas, acceptors)".into()
+        },
+        y_label: if es {
+            "mensajes por decisión".into()
+        } else {
+            "messages per decision".into()
+        },
+        log_x: false,
+        log_y: false,
+        series: vec![
+            Series::of(
+                if es {
+                    "PBFT (3 fases)"
+                } else {
+                    "PBFT (3 phases)"
+                },
+                rows,
+                point(|r| r.pbft_agreement_per_request),
+                false,
+            ),
+            Series::of(
+                if es { "Paxos fase 2" } else { "Paxos phase 2" },
+                rows,
+                point(|r| r.paxos_phase_2_per_decision),
+                false,
+            ),
+        ],
+    }
+}
