@@ -10,6 +10,8 @@
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
 //! - [`pbft`]: PBFT (Castro and Liskov, OSDI 1999): the normal case, checkpoints and the view
 //!   change, with Byzantine replicas as settings.
+//! - [`lease`]: lease-based leader election on an etcd-like store, with fencing tokens (text
+//!   003's outbox relay): split brain, and what stops it.
 //! - [`partition`]: the partition math (no protocol): hash mod N, the consistent-hash ring with
 //!   vnodes and weights, rendezvous, slot tables and ranges, and the measurements of the
 //!   course's tables (`dsim ring`).
@@ -17,8 +19,12 @@
 //!   a quorum machine, storage nodes and clients, built on `partition`.
 //! - [`token_ring`]: the kernel's demo, the smallest complete protocol (the glue's reference).
 //!
+//! - [`common`]: no protocol: the shared read-only setup and the node-name check several use.
+//!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
+pub mod common;
+pub mod lease;
 pub mod partition;
 pub mod paxos;
 pub mod pbft;

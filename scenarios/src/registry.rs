@@ -10,6 +10,7 @@ use crate::load::{self, Prepared};
 use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult};
 use crate::sweep::SeedOutcome;
+use protocols::lease::Lease;
 use protocols::paxos::Paxos;
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
@@ -203,6 +204,7 @@ pub fn protocols() -> &'static [&'static dyn DynProtocol] {
         &Entry::<Raft>(PhantomData),
         &Entry::<LiveRing>(PhantomData),
         &Entry::<Pbft>(PhantomData),
+        &Entry::<Lease>(PhantomData),
         &Entry::<TokenRingProtocol>(PhantomData),
     ]
 }

@@ -935,3 +935,45 @@ fn a_partition_separates_twins() {
         .collect();
     assert_eq!(cut, [("a", "b2"), ("c", "b")]);
 }
+
+/// Arms timer 1 for 30 ms, then timer 2 for 10 ms, and notes each as it fires.
+#[derive(Clone, Debug, Hash, Default)]
+struct TwoTimers;
+
+impl Actor for TwoTimers {
+    type Msg = Msg;
+    type Timer = u8;
+    type Note = u8;
+    type Command = ();
+    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+        ctx.set_timer(1, Duration::from_millis(30));
+        ctx.set_timer(2, Duration::from_millis(10));
+    }
+    fn on_message(&mut self, _ctx: &mut Context<'_, Self>, _from: NodeId, _msg: Msg) {}
+    fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: u8) {
+        ctx.note(timer);
+    }
+}
+
+/// Timers that fall due while a node is paused fire on resume in the order they fell due, not
+/// the order they were armed: a paused leader finishes the work it was in before its later
+/// deadline fires. The control without a pause fires them at their times, in the same order.
+#[test]
+fn overdue_timers_fire_in_the_order_they_fell_due() {
+    let fired = |pause: bool| {
+        let mut s = Sim::new(SimConfig::seeded(1));
+        s.add_node("a", TwoTimers);
+        if pause {
+            s.schedule(ms(5), Action::Pause(A));
+            s.schedule(ms(50), Action::Resume(A));
+        }
+        s.set_trace(TraceMode::Memory(Vec::new()));
+        s.run();
+        let records = s.take_records();
+        trace::notes(&records)
+            .map(|(t, _, n)| (t.as_millis(), *n))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(fired(false), [(10, 2), (30, 1)]);
+    assert_eq!(fired(true), [(50, 2), (50, 1)]);
+}

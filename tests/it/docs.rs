@@ -50,6 +50,8 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim explore search/raft-election --bug",
     "dsim explore search/paxos-exhaustive --exhaustive --bug",
     "dsim explore search/pbft-byzantine-backup --bug",
+    "dsim run lease/exercise-3 --set 'bugs=(unchecked_refresh: true)'",
+    "dsim explore search/lease-election --crashes 1 --partitions 1 --window-ms 20000 --bug",
 ];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and

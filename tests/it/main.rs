@@ -14,6 +14,7 @@
 //! - `exhaustive`: `dsim explore --exhaustive`: pinned state counts, sound merging, replays.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
+//! - `lease`: each lease bug knob caught with its control; every lease scenario over 100 seeds.
 //! - `pbft`: each PBFT bug knob found by `dsim explore`; safety under random Byzantine replicas.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
 //! - `fuzz`: mutated scenarios and traces never panic and are refused with a position.
@@ -32,6 +33,7 @@ mod explore;
 mod fuzz;
 mod golden;
 mod kinds;
+mod lease;
 mod pbft;
 mod properties;
 mod ring;

@@ -336,10 +336,16 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
         problems.push(problem(
             field(if byzantine > 0 { "byzantine" } else { "twins" }),
             format!(
-                "{faulty} faulty replicas ({byzantine} Byzantine, {} twinned) but f = {f}: PBFT \
-                 promises nothing with more than f. Raise f (with N >= 3f + 1), remove some, or \
-                 set `allow_more_than_f: true` to show the failure",
-                twinned.len()
+                "{} but f = {f}: PBFT promises nothing with more than f. Raise f (with N >= 3f + \
+                 1), remove some, or set `allow_more_than_f: true` to show the failure",
+                if twinned.is_empty() {
+                    format!("{byzantine} Byzantine replicas")
+                } else {
+                    format!(
+                        "{faulty} faulty replicas ({byzantine} Byzantine, {} twinned)",
+                        twinned.len()
+                    )
+                }
             ),
         ));
     }

@@ -15,7 +15,6 @@ use sim_core::exhaustive::Sometimes;
 use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
 };
-use std::sync::Arc;
 use traces::{Lang, Story};
 
 /// Whether some client accepted a result.
@@ -89,7 +88,7 @@ impl Protocol for Pbft {
     }
 
     fn build_all(config: &PbftConfig) -> Vec<PbftNode> {
-        let setup = Shared(Arc::new(Setup::of(config)));
+        let setup = Shared::new(Setup::of(config));
         (0..config.all_node_names().len())
             .map(|i| {
                 let identity = config.twin_of(i).unwrap_or(i);

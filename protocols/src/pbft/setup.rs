@@ -9,8 +9,6 @@ use crate::pbft::msg::{PbftMsg, View};
 use crate::pbft::notes::PbftNote;
 use serde::{Deserialize, Serialize};
 use sim_core::{Actor, Context, Duration, NodeId};
-use std::fmt;
-use std::sync::Arc;
 
 /// An actor with PBFT's messages, timers and notes: what the replica and client handlers need
 /// of the node that runs them.
@@ -87,34 +85,8 @@ impl Setup {
     }
 }
 
-/// The setup, shared and left out of a state's hash (it is the same in every state).
-#[derive(Clone)]
-pub struct Shared(pub Arc<Setup>);
-
-impl std::ops::Deref for Shared {
-    type Target = Setup;
-    fn deref(&self) -> &Setup {
-        &self.0
-    }
-}
-
-impl std::hash::Hash for Shared {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
-impl PartialEq for Shared {
-    fn eq(&self, _: &Shared) -> bool {
-        true
-    }
-}
-
-impl Eq for Shared {}
-
-impl fmt::Debug for Shared {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Setup")
-    }
-}
+/// The setup, shared by every node and left out of state hashes.
+pub type Shared = crate::common::Shared<Setup>;
 
 /// What a Byzantine replica does (the config's behaviours as flags); all off for a correct one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

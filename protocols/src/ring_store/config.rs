@@ -10,7 +10,6 @@
 use crate::partition::hash::HashFn;
 use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
-use std::collections::BTreeSet;
 
 /// A live consistent-hash store: storage nodes, spares, one coordinator and how they behave.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -255,31 +254,14 @@ fn size_problems(config: &RingConfig) -> Vec<ConfigProblem> {
 /// the one file that wants it (stale-read.ron) says so in the config, where a reader sees it.
 pub fn validate(config: &RingConfig) -> Vec<ConfigProblem> {
     let mut problems = Vec::new();
-    name_problems(config, &mut problems);
+    problems.extend(crate::common::name_problems(
+        config.names(),
+        "nodes, spares, the coordinator and clients",
+    ));
     problems.extend(size_problems(config));
     quorum_problems(config, &mut problems);
     knob_problems(config, &mut problems);
     problems
-}
-
-/// Empty and repeated names.
-fn name_problems(config: &RingConfig, problems: &mut Vec<ConfigProblem>) {
-    let mut seen = BTreeSet::new();
-    for name in config.names() {
-        if name.is_empty() {
-            problems.push(problem(
-                "\"\"",
-                "a node has an empty name: give every node a name".into(),
-            ));
-        } else if !seen.insert(name.clone()) {
-            problems.push(problem(
-                &format!("\"{name}\""),
-                format!(
-                    "\"{name}\" is listed twice (nodes, spares, coordinator, clients): rename one"
-                ),
-            ));
-        }
-    }
 }
 
 /// RF, W and R: each possible, and R + W > RF unless stale reads are wanted.

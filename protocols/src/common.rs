@@ -1,0 +1,71 @@
+//! What several protocols need alike and no protocol owns: a read-only setup shared by every
+//! node and left out of state hashes, and the config check of node names. Not a protocol:
+//! protocols still never depend on each other.
+
+use sim_core::ConfigProblem;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+/// A config's read-only facts, shared by every node of a run and left out of a state's hash
+/// and equality (they are the same in every state).
+pub struct Shared<T>(pub Arc<T>);
+
+impl<T> Shared<T> {
+    /// `value`, to be shared.
+    pub fn new(value: T) -> Shared<T> {
+        Shared(Arc::new(value))
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::hash::Hash for Shared<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, _: &Shared<T>) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Shared<T> {}
+
+impl<T> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Setup")
+    }
+}
+
+/// Empty and repeated node names, each located at its quoted name; `roles` says which roles
+/// must not share one ("the store, every relay and the resource").
+pub fn name_problems(names: impl IntoIterator<Item = String>, roles: &str) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for name in names {
+        if name.is_empty() {
+            problems.push(ConfigProblem {
+                locate: Some("\"\"".into()),
+                message: "a node has an empty name: give every node a name".into(),
+            });
+        } else if !seen.insert(name.clone()) {
+            problems.push(ConfigProblem {
+                locate: Some(format!("\"{name}\"")),
+                message: format!("\"{name}\" is used twice: {roles} need their own names"),
+            });
+        }
+    }
+    problems
+}
