@@ -2,7 +2,7 @@
 //! outcomes and figures.
 
 use crate::exit::{CliError, FAILED, OK};
-use crate::flags::{apply_sets, worker_pool};
+use crate::flags::{apply_sets, parse_sets, worker_pool};
 use crate::output::out;
 use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -27,6 +27,10 @@ pub struct SweepArgs {
     /// Example: --vary 'bugs=(vote_twice: false)|(vote_twice: true)'
     #[arg(long, value_name = "KEY=V1|V2")]
     pub vary: Vec<String>,
+    /// Override a config field in every run (RON value), before the variants; repeat for
+    /// several. Example: --set 'bugs=(vote_twice: true)'
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Worker threads (default: every core). Results are identical at any count; how many
     /// threads ran is reported on stderr (and under `execution` in --json).
     #[arg(long)]
@@ -53,6 +57,9 @@ struct Execution {
 struct SweepReport {
     scenario: String,
     seeds: (u64, u64),
+    /// The --set overrides every run has (empty: none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sets: Vec<String>,
     variants: Vec<VariantReport>,
     execution: Execution,
 }
@@ -125,7 +132,8 @@ const VARIANTS_AT_ONCE: u64 = 32;
 
 /// Runs `dsim sweep`.
 pub fn run(args: SweepArgs) -> Result<u8, CliError> {
-    let src = resolve(&args.scenario)?;
+    let mut src = resolve(&args.scenario)?;
+    src.text = apply_sets(&src.text, &parse_sets(&args.sets)?)?;
     let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
     let grid = Grid::parse(&args.vary).map_err(CliError::bad_input)?;
@@ -174,6 +182,7 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
     bar.finish_and_clear();
     let report = SweepReport {
         scenario: src.name.clone(),
+        sets: args.sets.clone(),
         seeds: (args.seeds.start, args.seeds.end),
         execution: Execution {
             jobs,
@@ -230,8 +239,13 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
         "ran on {} worker threads (--jobs {})",
         report.execution.threads_used, report.execution.jobs
     );
+    let with = if report.sets.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", report.sets.join(", "))
+    };
     out!(
-        "{}: seeds {}..{} ({} runs per variant)",
+        "{}{with}: seeds {}..{} ({} runs per variant)",
         report.scenario,
         report.seeds.0,
         report.seeds.1,
@@ -240,8 +254,10 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
     for variant in &report.variants {
         let s = &variant.summary;
         out!();
-        if variant.sets.is_empty() {
+        if variant.sets.is_empty() && report.sets.is_empty() {
             out!("the file as written");
+        } else if variant.sets.is_empty() {
+            out!("the file with {}", report.sets.join(", "));
         } else {
             out!("{}", variant.sets.join(", "));
         }
