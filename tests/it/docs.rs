@@ -90,6 +90,24 @@ fn the_splitter_reads_quotes_and_comments() {
     );
 }
 
+/// Runs the printed command `line` (found in `place`) in `scratch` and checks it exits `want`
+/// without a panic.
+fn run_printed(scratch: &std::path::Path, place: &str, line: &str, want: i32) {
+    let args = words(line);
+    let out = Command::new(env!("CARGO_BIN_EXE_dsim"))
+        .args(&args[1..])
+        .current_dir(scratch)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(want) && !err.contains("panicked"),
+        "{place}: `{line}` exited {:?}, not {want}:\n{err}",
+        out.status.code()
+    );
+}
+
 // Goal: the docs' commands work as printed. Method: every `dsim` line of every shell block, run
 // in a scratch folder (files they write land there). Proves: exit 0, or exactly 1 where the
 // command exists to show a failure (a sweep that finds one); never 2 (usage, bad input) or 3.
@@ -101,24 +119,8 @@ fn every_dsim_command_in_the_docs_runs() {
     for doc in DOCS {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
         for line in commands(&text) {
-            let args = words(&line);
-            let out = Command::new(env!("CARGO_BIN_EXE_dsim"))
-                .args(&args[1..])
-                .current_dir(&scratch)
-                .env_remove("RUST_LOG")
-                .output()
-                .unwrap();
-            let err = String::from_utf8_lossy(&out.stderr);
-            let want = if SHOWS_A_FAILURE.iter().any(|c| line.starts_with(c)) {
-                1
-            } else {
-                0
-            };
-            assert!(
-                out.status.code() == Some(want) && !err.contains("panicked"),
-                "{doc}: `{line}` exited {:?}, not {want}:\n{err}",
-                out.status.code()
-            );
+            let want = i32::from(SHOWS_A_FAILURE.iter().any(|c| line.starts_with(c)));
+            run_printed(&scratch, doc, &line, want);
             ran += 1;
         }
     }
@@ -238,22 +240,10 @@ fn every_dsim_command_in_scenario_comments_and_help_runs() {
         if !runnable(&args) || !done.insert(args.clone()) {
             continue;
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_dsim"))
-            .args(&args[1..])
-            .current_dir(&scratch)
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
         // A failure is what a command that turns on a bug knob exists to show.
         let shows_failure = args.iter().any(|w| w == "--bug")
             || (line.contains("bugs=(") && line.contains(": true"));
-        let want = if shows_failure { 1 } else { 0 };
-        assert!(
-            out.status.code() == Some(want) && !err.contains("panicked"),
-            "{place}: `{line}` exited {:?}, not {want}:\n{err}",
-            out.status.code()
-        );
+        run_printed(&scratch, &place, &line, i32::from(shows_failure));
         eprintln!("ran `{line}` ({place})");
         ran += 1;
     }
