@@ -182,45 +182,47 @@ pub fn validate(config: &LeaseConfig) -> Vec<ConfigProblem> {
                 .into(),
         ));
     }
-    for field in ["renew_every_ms", "rpc_timeout_ms", "work_ms"] {
-        let value = timings.iter().find(|(f, _)| *f == field).map_or(0, |t| t.1);
-        if value == 0 && field != "work_ms" {
+    for (field, value) in [
+        ("renew_every_ms", config.renew_every_ms),
+        ("rpc_timeout_ms", config.rpc_timeout_ms),
+    ] {
+        if value == 0 {
             problems.push(problem(
                 field,
                 format!("`{field}` is 0: a relay needs some time between its calls"),
             ));
         }
     }
-    if config.ttl_ms > 0 && config.renew_every_ms >= config.ttl_ms {
-        problems.push(problem(
+    // Each of these must stay below the TTL, for the reason given.
+    let below_ttl = [
+        (
             "renew_every_ms",
-            format!(
-                "`renew_every_ms` {} is not below `ttl_ms` {}: the lease would expire between two \
-                 refreshes of a healthy leader; renew a few times per TTL (the lesson: every 1-3 s \
-                 for 10 s)",
-                config.renew_every_ms, config.ttl_ms
-            ),
-        ));
-    }
-    if config.ttl_ms > 0 && config.rpc_timeout_ms >= config.ttl_ms {
-        problems.push(problem(
+            config.renew_every_ms,
+            "the lease would expire between two refreshes of a healthy leader; renew a few \
+             times per TTL (the lesson: every 1-3 s for 10 s)",
+        ),
+        (
             "rpc_timeout_ms",
-            format!(
-                "`rpc_timeout_ms` {} is not below `ttl_ms` {}: the lease could expire before a \
-                 failed refresh is even noticed; use a timeout well under the TTL",
-                config.rpc_timeout_ms, config.ttl_ms
-            ),
-        ));
-    }
-    if config.ttl_ms > 0 && config.safety_margin_ms >= config.ttl_ms {
-        problems.push(problem(
+            config.rpc_timeout_ms,
+            "the lease could expire before a failed refresh is even noticed; use a timeout \
+             well under the TTL",
+        ),
+        (
             "safety_margin_ms",
-            format!(
-                "`safety_margin_ms` {} is not below `ttl_ms` {}: the relay would stop the moment \
-                 it wins",
-                config.safety_margin_ms, config.ttl_ms
-            ),
-        ));
+            config.safety_margin_ms,
+            "the relay would stop the moment it wins",
+        ),
+    ];
+    for (field, value, why) in below_ttl {
+        if config.ttl_ms > 0 && value >= config.ttl_ms {
+            problems.push(problem(
+                field,
+                format!(
+                    "`{field}` {value} is not below `ttl_ms` {}: {why}",
+                    config.ttl_ms
+                ),
+            ));
+        }
     }
     problems
 }

@@ -1,7 +1,6 @@
 //! The lease actor: a node is the store, a relay or the resource, over one read-only
 //! [`Setup`](crate::lease::setup::Setup) they share.
 
-use crate::lease::config::LeaseConfig;
 use crate::lease::msg::{LeaseMsg, LeaseTimer};
 use crate::lease::notes::LeaseNote;
 use crate::lease::relay::{Phase, Relay};
@@ -30,8 +29,8 @@ pub enum LeaseCommand {
 }
 
 impl LeaseNode {
-    /// Node `id` of `config`.
-    pub fn new(_config: &LeaseConfig, setup: &Shared, id: NodeId) -> LeaseNode {
+    /// Node `id` of the config `setup` was made from.
+    pub fn new(setup: &Shared, id: NodeId) -> LeaseNode {
         if id == setup.store() {
             LeaseNode::Store(Store::new(setup.clone()))
         } else if setup.is_relay(id) {
@@ -53,14 +52,6 @@ impl LeaseNode {
     pub fn store(&self) -> Option<&Store> {
         match self {
             LeaseNode::Store(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// The resource, if this node is it.
-    pub fn resource(&self) -> Option<&Resource> {
-        match self {
-            LeaseNode::Resource(r) => Some(r),
             _ => None,
         }
     }

@@ -50,13 +50,13 @@ impl Protocol for Lease {
     }
 
     fn build(config: &LeaseConfig, id: NodeId) -> LeaseNode {
-        LeaseNode::new(config, &Shared::new(Setup::of(config)), id)
+        LeaseNode::new(&Shared::new(Setup::of(config)), id)
     }
 
     fn build_all(config: &LeaseConfig) -> Vec<LeaseNode> {
         let setup = Shared::new(Setup::of(config));
         (0..config.node_names().len())
-            .map(|i| LeaseNode::new(config, &setup, NodeId(u32::try_from(i).expect("few nodes"))))
+            .map(|i| LeaseNode::new(&setup, NodeId(u32::try_from(i).expect("few nodes"))))
             .collect()
     }
 

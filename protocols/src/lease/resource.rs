@@ -13,23 +13,12 @@ pub struct Resource {
     setup: Shared,
     /// The highest token of an accepted write (0: none yet).
     highest: Revision,
-    /// Writes accepted.
-    accepted: u64,
 }
 
 impl Resource {
     /// A resource that has accepted nothing.
     pub fn new(setup: Shared) -> Resource {
-        Resource {
-            setup,
-            highest: 0,
-            accepted: 0,
-        }
-    }
-
-    /// Writes accepted so far.
-    pub fn accepted(&self) -> u64 {
-        self.accepted
+        Resource { setup, highest: 0 }
     }
 
     /// A write from a leader.
@@ -53,6 +42,5 @@ impl Resource {
             highest: self.highest,
         });
         self.highest = self.highest.max(token);
-        self.accepted += 1;
     }
 }

@@ -48,11 +48,6 @@ impl Store {
         }
     }
 
-    /// The store's revision now.
-    pub fn revision(&self) -> Revision {
-        self.revision
-    }
-
     /// The value of `key`, if it exists.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.keys.get(key).map(|e| e.value.as_str())

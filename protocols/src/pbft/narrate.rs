@@ -126,6 +126,40 @@ fn proposals_text(
     items.join(", ")
 }
 
+/// What a NEW-VIEW carried into this replica: its proposals, and the numbers its stable
+/// checkpoint already covered.
+fn carried_over(
+    proposals: &[(u64, crate::pbft::sign::Digest)],
+    covered: &[u64],
+    lang: Lang,
+) -> String {
+    let (null, none, behind, and) = match lang {
+        Lang::En => (
+            "null",
+            "nothing to carry over",
+            "already behind its stable checkpoint",
+            "and",
+        ),
+        Lang::Es => (
+            "nula",
+            "nada que arrastrar",
+            "que mi checkpoint estable ya cubre",
+            "y",
+        ),
+    };
+    let what = proposals_text(proposals, null, none);
+    let (Some(first), Some(last)) = (covered.first(), covered.last()) else {
+        return what;
+    };
+    let sep = if lang == Lang::Es { ", " } else { " " };
+    let behind = format!("n={first}..{last}{sep}{behind}");
+    if proposals.is_empty() {
+        behind
+    } else {
+        format!("{what}, {and} {behind}")
+    }
+}
+
 /// ` (n=3, n=4)`, or nothing for no numbers.
 fn at(seqs: &[u64]) -> String {
     if seqs.is_empty() {
@@ -422,59 +456,22 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 covered,
                 built,
             },
-            Lang::En,
+            _,
         ) => {
-            let mut what = proposals_text(proposals, "null", "nothing to carry over");
-            if let Some(last) = covered.last() {
-                let behind = format!(
-                    "n={}..{last} already behind its stable checkpoint",
-                    covered[0]
-                );
-                what = if proposals.is_empty() {
-                    behind
-                } else {
-                    format!("{what}, and {behind}")
-                };
-            }
-            if *built {
-                format!(
+            let what = carried_over(proposals, covered, lang);
+            match (*built, lang) {
+                (true, Lang::En) => format!(
                     "NEW VIEW {view}: primary, from the view changes of {}; {what}",
                     from.join(", ")
-                )
-            } else {
-                format!("enters view {view} (primary {primary}); {what}")
-            }
-        }
-        (
-            N::NewViewEntered {
-                view,
-                primary,
-                from,
-                proposals,
-                covered,
-                built,
-            },
-            Lang::Es,
-        ) => {
-            let mut what = proposals_text(proposals, "nula", "nada que arrastrar");
-            if let Some(last) = covered.last() {
-                let behind = format!(
-                    "n={}..{last}, que mi checkpoint estable ya cubre",
-                    covered[0]
-                );
-                what = if proposals.is_empty() {
-                    behind
-                } else {
-                    format!("{what}, y {behind}")
-                };
-            }
-            if *built {
-                format!(
+                ),
+                (true, Lang::Es) => format!(
                     "NUEVA VISTA {view}: soy el primario, con los cambios de vista de {}; {what}",
                     from.join(", ")
-                )
-            } else {
-                format!("entro en la vista {view} (primario {primary}); {what}")
+                ),
+                (false, Lang::En) => format!("enters view {view} (primary {primary}); {what}"),
+                (false, Lang::Es) => {
+                    format!("entro en la vista {view} (primario {primary}); {what}")
+                }
             }
         }
         (N::NewViewRefused { view, from, why }, Lang::En) => {
