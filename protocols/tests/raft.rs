@@ -85,8 +85,8 @@ fn leader_at(s: &Sim<RaftNode>, at: Instant) -> NodeId {
 /// run to 3 s. Returns the run, its records and the leader that went down.
 fn rf1_with(
     seed: u64,
-    down: fn(NodeId) -> Action<()>,
-    up: fn(NodeId) -> Action<()>,
+    down: fn(NodeId) -> Action<raft::RaftCommand>,
+    up: fn(NodeId) -> Action<raft::RaftCommand>,
 ) -> (Sim<RaftNode>, Vec<Record<RaftNode>>, String) {
     let mut config = RaftConfig::lesson();
     config.elect_within_ms = Some(1000);
@@ -107,7 +107,12 @@ fn rf1(seed: u64) -> (Sim<RaftNode>, Vec<Record<RaftNode>>, String) {
 /// Every node's (role, term) at the end.
 fn finals(s: &Sim<RaftNode>) -> Vec<(Role, u64)> {
     s.node_ids()
-        .map(|id| (s.actor(id).role(), s.actor(id).current_term()))
+        .map(|id| {
+            (
+                s.actor(id).server().unwrap().role(),
+                s.actor(id).server().unwrap().current_term(),
+            )
+        })
         .collect()
 }
 
@@ -369,7 +374,7 @@ fn rf2(seed: u64, timeout: (u64, u64)) -> (u64, bool, Vec<String>) {
     });
     let reached = s
         .node_ids()
-        .map(|id| s.actor(id).current_term())
+        .map(|id| s.actor(id).server().unwrap().current_term())
         .max()
         .unwrap_or(0);
     (first.unwrap_or(reached), first.is_some(), violated(&s))

@@ -1,6 +1,7 @@
-//! The Raft settings of a scenario file: the cast and its logs, timing, and bug knobs.
+//! The Raft settings of a scenario file: the cast and its logs, clients, timing, and bug knobs.
 //!
-//! RON, with defaults for everything but the cast:
+//! RON, with defaults for everything but the cast (this is the lesson's election-only model;
+//! leave out `replication: false` and add `clients: ["c1"]` for log replication):
 //!
 //! ```ron
 //! (
@@ -15,12 +16,13 @@
 //!     first_deadline_ms: { "nodo-3": 120 },
 //!     elect_within_ms: Some(1000),
 //!     bugs: (reset_vote_on_heartbeat: true),
+//!     replication: false,
 //! )
 //! ```
 //!
 //! [`validate`] finds what parsing cannot: impossible timings, duplicate or unknown names.
 
-use crate::raft::log::{FixedLog, LastEntry};
+use crate::raft::log::{LastEntry, Log};
 use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
 use std::collections::BTreeMap;
@@ -54,7 +56,28 @@ pub struct RaftConfig {
     /// Deliberate mistakes, all off by default, for showing what the invariants catch.
     #[serde(default)]
     pub bugs: Bugs,
+    /// Log replication (the default): clients' writes are appended by the leader, replicated
+    /// with AppendEntries and committed by a majority. `false` is the lesson's election-only
+    /// model: logs stay as given and heartbeats carry only the term, so that a stale log stays
+    /// stale and the election restriction can be watched on its own (RF-1, RF-2).
+    #[serde(default = "default_true")]
+    pub replication: bool,
+    /// Clients, by name: nodes that take `Command("c1", Put("x", "1"))` and send it to the
+    /// leader (the first server until a reply names one). Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<String>,
+    /// A client that has no answer this long after a request sends it again, to the next
+    /// server. Default 200.
+    #[serde(default = "default_client_retry")]
+    pub client_retry_ms: u64,
 }
+
+/// The most entries a node may start with (a file bounds what it makes the simulator hold).
+pub const MAX_LOG: u64 = 10_000;
+/// The most servers and clients a config may list.
+pub const MAX_NODES: usize = 64;
+/// The longest timing a config may set, in ms (one hour).
+pub const MAX_MS: u64 = 3_600_000;
 
 /// One node of the cast and its fixed log, given either as its last entry or as entry terms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +91,18 @@ pub struct NodeSpec {
     /// Or the terms of its entries, index 1 first: `entries: [1, 1, 1]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entries: Vec<u64>,
+    /// currentTerm at start: the durable term the node had reached before the scenario
+    /// begins (at least its last entry's term). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub term: u64,
+    /// This node's own election timeout range, in place of the cluster's: how a scenario
+    /// scripts which node times out first after every crash, not only the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub election_timeout_ms: Option<(u64, u64)>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl NodeSpec {
@@ -77,16 +112,33 @@ impl NodeSpec {
             name: name.to_string(),
             log: LastEntry { term, index },
             entries: Vec::new(),
+            term: 0,
+            election_timeout_ms: None,
         }
     }
 
-    /// The node's fixed log (empty if neither form is given).
-    pub fn fixed_log(&self) -> FixedLog {
-        if self.entries.is_empty() {
-            FixedLog::new(self.log.term, self.log.index)
-        } else {
-            FixedLog::from_entry_terms(&self.entries)
+    /// A node whose log holds entries of these terms (index 1 first).
+    pub fn with_entries(name: &str, terms: &[u64]) -> NodeSpec {
+        NodeSpec {
+            entries: terms.to_vec(),
+            ..NodeSpec::new(name, 0, 0)
         }
+    }
+
+    /// The log the node starts with (empty if neither form is given). The short form
+    /// `log: (term: t, index: i)` is i entries of term t. Call after [`validate`]: the length
+    /// is bounded there.
+    pub fn initial_log(&self) -> Log {
+        if self.entries.is_empty() {
+            Log::new(self.log.term, self.log.index.min(MAX_LOG))
+        } else {
+            Log::from_entry_terms(&self.entries)
+        }
+    }
+
+    /// The terms of the entries it starts with, index 1 first.
+    fn entry_terms(&self) -> Vec<u64> {
+        self.initial_log().terms()
     }
 }
 
@@ -108,6 +160,16 @@ pub struct Bugs {
     /// Every election timeout is the minimum, never randomized: nodes that time out together
     /// keep splitting the vote (what Raft's randomized timeouts exist to prevent).
     pub fixed_election_timeout: bool,
+    /// Figure 8's bug: a leader commits by counting replicas of an entry of an older term,
+    /// which a later leader can still overwrite.
+    pub commit_old_terms: bool,
+    /// A follower stores entries without checking that its log matches at prevLogIndex.
+    pub skip_prev_log_check: bool,
+    /// A follower truncates everything after prevLogIndex on every AppendEntries, even when
+    /// its entries match (a late, shorter AppendEntries then erases newer entries).
+    pub truncate_on_every_append: bool,
+    /// A new leader discards the uncommitted tail of its own log.
+    pub leader_drops_uncommitted: bool,
 }
 
 fn default_election_timeout() -> (u64, u64) {
@@ -118,6 +180,12 @@ fn default_heartbeat() -> u64 {
 }
 fn default_rpc_timeout() -> u64 {
     50
+}
+fn default_true() -> bool {
+    true
+}
+fn default_client_retry() -> u64 {
+    200
 }
 
 impl RaftConfig {
@@ -131,11 +199,14 @@ impl RaftConfig {
             first_deadline_ms: BTreeMap::new(),
             elect_within_ms: None,
             bugs: Bugs::default(),
+            replication: true,
+            clients: Vec::new(),
+            client_retry_ms: default_client_retry(),
         }
     }
 
-    /// The lesson's cast (RF-1): nodo-1 and nodo-2 at (1,5), nodo-3 behind at (1,3), nodo-3's
-    /// first deadline pinned at 120 ms.
+    /// The lesson's cast (RF-1), election only: nodo-1 and nodo-2 at (1,5), nodo-3 behind at
+    /// (1,3), nodo-3's first deadline pinned at 120 ms.
     pub fn lesson() -> RaftConfig {
         let mut config = RaftConfig::new(vec![
             NodeSpec::new("nodo-1", 1, 5),
@@ -143,11 +214,21 @@ impl RaftConfig {
             NodeSpec::new("nodo-3", 1, 3),
         ]);
         config.first_deadline_ms.insert("nodo-3".into(), 120);
+        config.replication = false;
         config
     }
 
-    /// The node names, in `NodeId` order.
+    /// Every node's name, in `NodeId` order: the servers, then the clients.
     pub fn names(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|n| n.name.clone())
+            .chain(self.clients.iter().cloned())
+            .collect()
+    }
+
+    /// The servers' names, in `NodeId` order (they come first).
+    pub fn server_names(&self) -> Vec<String> {
         self.nodes.iter().map(|n| n.name.clone()).collect()
     }
 }
@@ -156,8 +237,91 @@ impl RaftConfig {
 pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
     let mut problems = Vec::new();
     problems.extend(cluster_problems(config));
+    problems.extend(client_problems(config));
     problems.extend(log_problems(config));
+    problems.extend(log_matching_problems(config));
     problems.extend(timing_problems(config));
+    problems
+}
+
+/// Clients: only with replication, names of their own, a bounded cast.
+fn client_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
+    let mut problems = crate::common::name_problems(config.clients.clone(), "servers and clients")
+        .into_iter()
+        .filter(|p| !p.message.contains("used twice"))
+        .collect::<Vec<_>>();
+    let mut seen: std::collections::BTreeSet<&str> =
+        config.nodes.iter().map(|n| n.name.as_str()).collect();
+    for client in &config.clients {
+        if !client.is_empty() && !seen.insert(client) {
+            problems.push(ConfigProblem {
+                locate: Some(format!("\"{client}\"")),
+                message: format!(
+                    "\"{client}\" is used twice: servers and clients need their own names"
+                ),
+            });
+        }
+    }
+    if !config.clients.is_empty() && !config.replication {
+        problems.push(ConfigProblem {
+            locate: Some("clients".into()),
+            message: "clients write to the log, but `replication: false` keeps every log fixed: \
+                      drop `replication: false` or the clients"
+                .into(),
+        });
+    }
+    if config.nodes.len() + config.clients.len() > MAX_NODES {
+        problems.push(ConfigProblem {
+            locate: Some("nodes".into()),
+            message: format!(
+                "{} servers and clients: a Raft config runs at most {MAX_NODES}; use fewer",
+                config.nodes.len() + config.clients.len()
+            ),
+        });
+    }
+    if config.client_retry_ms == 0 || config.client_retry_ms > MAX_MS {
+        problems.push(ConfigProblem {
+            locate: Some("client_retry_ms".into()),
+            message: format!(
+                "client_retry_ms {} is out of range: give 1 to {MAX_MS} ms, e.g. 200",
+                config.client_retry_ms
+            ),
+        });
+    }
+    problems
+}
+
+/// The logs a scenario gives must already agree where they share an entry: entries are given
+/// by term only, so two logs with an entry of the same index and term must have the same terms
+/// before it (the log matching property, §5.3).
+fn log_matching_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
+    let logs: Vec<(&str, Vec<u64>)> = config
+        .nodes
+        .iter()
+        .filter(|n| n.log.index <= MAX_LOG && n.entries.len() as u64 <= MAX_LOG)
+        .map(|n| (n.name.as_str(), n.entry_terms()))
+        .collect();
+    let mut problems = Vec::new();
+    for (i, (a, la)) in logs.iter().enumerate() {
+        for (b, lb) in &logs[i + 1..] {
+            let shared = la.len().min(lb.len());
+            let last_same = (0..shared).rev().find(|&k| la[k] == lb[k]);
+            if let Some(k) = last_same
+                && la[..k] != lb[..k]
+            {
+                problems.push(ConfigProblem {
+                    locate: Some(format!("\"{b}\"")),
+                    message: format!(
+                        "the logs of \"{a}\" {la:?} and \"{b}\" {lb:?} both hold an entry of \
+                         term {} at index {} but differ before it, which no Raft run can produce \
+                         (log matching); make them agree up to that index",
+                        la[k],
+                        k + 1
+                    ),
+                });
+            }
+        }
+    }
     problems
 }
 
@@ -241,6 +405,26 @@ fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
                 ),
             );
         }
+        if node.log.index > MAX_LOG || node.entries.len() as u64 > MAX_LOG {
+            problem(
+                Some(format!("\"{}\"", node.name)),
+                format!(
+                    "node \"{}\" starts with more than {MAX_LOG} entries: give a shorter log",
+                    node.name
+                ),
+            );
+        }
+        let last = node.initial_log().last();
+        if node.term != 0 && node.term < last.term {
+            problem(
+                Some(format!("\"{}\"", node.name)),
+                format!(
+                    "node \"{}\" starts at term {} with an entry of term {}: a node has seen \
+                     at least the term of every entry it holds; give term: {} or more",
+                    node.name, node.term, last.term, last.term
+                ),
+            );
+        }
         let last = node.log;
         if (last.index == 0) != (last.term == 0) {
             problem(
@@ -256,50 +440,101 @@ fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
     problems
 }
 
-/// Timeouts: election timeouts ordered and positive, heartbeats well below them.
+/// Timeouts: election timeouts ordered and positive (the cluster's and each node's own),
+/// heartbeats well below them, nothing longer than an hour.
 fn timing_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
-    let mut problems = Vec::new();
-    let mut problem = |locate: Option<String>, message: String| {
-        problems.push(ConfigProblem { locate, message });
+    let mut problems = range_problems(
+        "election_timeout_ms",
+        "election_timeout_ms",
+        config.election_timeout_ms,
+        config.heartbeat_ms,
+    );
+    for node in &config.nodes {
+        if let Some(range) = node.election_timeout_ms {
+            problems.extend(range_problems(
+                &format!("\"{}\"", node.name),
+                &format!("node \"{}\"'s election_timeout_ms", node.name),
+                range,
+                config.heartbeat_ms,
+            ));
+        }
+    }
+    let mut problem = |locate: &str, message: String| {
+        problems.push(ConfigProblem {
+            locate: Some(locate.into()),
+            message,
+        });
     };
-    let (min, max) = config.election_timeout_ms;
-    if min > max {
-        problem(
-            Some("election_timeout_ms".into()),
-            format!(
-                "election_timeout_ms ({min}, {max}): the minimum is above the maximum; swap them"
-            ),
-        );
-    }
-    if min == 0 {
-        problem(
-            Some("election_timeout_ms".into()),
-            "election_timeout_ms starts at 0: a node would stand for election at once, forever; \
-             use at least a few heartbeats, e.g. (150, 300)"
-                .into(),
-        );
-    }
     if config.heartbeat_ms == 0 {
         problem(
-            Some("heartbeat_ms".into()),
+            "heartbeat_ms",
             "heartbeat_ms is 0: a leader would send heartbeats in a busy loop; use e.g. 50".into(),
-        );
-    } else if config.heartbeat_ms >= min {
-        problem(
-            Some("heartbeat_ms".into()),
-            format!(
-                "heartbeat_ms {} is not below the shortest election timeout {min}: followers \
-                 would time out between heartbeats and depose a healthy leader; make heartbeats \
-                 much shorter than the election timeout (the paper: an order of magnitude)",
-                config.heartbeat_ms
-            ),
         );
     }
     if config.rpc_timeout_ms == 0 {
         problem(
-            Some("rpc_timeout_ms".into()),
+            "rpc_timeout_ms",
             "rpc_timeout_ms is 0: every RPC would time out at once; use e.g. 50".into(),
         );
+    }
+    let longest = [
+        config.election_timeout_ms.1,
+        config.heartbeat_ms,
+        config.rpc_timeout_ms,
+        config.elect_within_ms.unwrap_or(0),
+    ]
+    .into_iter()
+    .chain(config.first_deadline_ms.values().copied())
+    .chain(
+        config
+            .nodes
+            .iter()
+            .filter_map(|n| n.election_timeout_ms.map(|r| r.1)),
+    )
+    .max()
+    .unwrap_or(0);
+    if longest > MAX_MS {
+        problem(
+            "election_timeout_ms",
+            format!(
+                "a timing of {longest} ms: Raft timings here are at most {MAX_MS} ms (an hour)"
+            ),
+        );
+    }
+    problems
+}
+
+/// One election timeout range: ordered, positive, above the heartbeat period.
+fn range_problems(
+    locate: &str,
+    what: &str,
+    (min, max): (u64, u64),
+    heartbeat_ms: u64,
+) -> Vec<ConfigProblem> {
+    let mut problems = Vec::new();
+    let mut problem = |message: String| {
+        problems.push(ConfigProblem {
+            locate: Some(locate.into()),
+            message,
+        });
+    };
+    if min > max {
+        problem(format!(
+            "{what} ({min}, {max}): the minimum is above the maximum; swap them"
+        ));
+    }
+    if min == 0 {
+        problem(format!(
+            "{what} starts at 0: a node would stand for election at once, forever; use at least \
+             a few heartbeats, e.g. (150, 300)"
+        ));
+    } else if heartbeat_ms > 0 && heartbeat_ms >= min {
+        problem(format!(
+            "heartbeat_ms {heartbeat_ms} is not below the shortest election timeout {min} of \
+             {what}: followers would time out between heartbeats and depose a healthy leader; \
+             make heartbeats much shorter than the election timeout (the paper: an order of \
+             magnitude)"
+        ));
     }
     problems
 }
@@ -324,7 +559,7 @@ mod tests {
         let config: RaftConfig = ron::from_str(text).unwrap();
         assert_eq!(config.election_timeout_ms, (150, 300));
         assert_eq!(config.heartbeat_ms, 50);
-        assert_eq!(config.nodes[1].fixed_log(), FixedLog::new(1, 5));
+        assert_eq!(config.nodes[1].initial_log(), Log::new(1, 5));
         assert!(config.bugs.reset_vote_on_heartbeat && !config.bugs.vote_twice);
         assert!(validate(&config).is_empty());
         let err = ron::from_str::<RaftConfig>("(nodes: [], heartbeat: 5)");

@@ -8,11 +8,16 @@
 //! LeaderOfTerm(term: 2, node: "nodo-1")         // nodo-1 was elected in term 2 (from notes)
 //! Denied(term: 1, voter: "nodo-2", candidate: "nodo-3")
 //! NoLeaderLongerThanMs(ms: 400)                 // after the first election, gaps stay short
+//! Log(node: "S3", terms: [1, 2, 4])             // with replication: a node's final log
+//! Committed(node: "S1", index: 3)               // its final commitIndex
+//! Value(node: "S2", key: "x", value: Some("1")) // its state machine's final value of x
+//! Acknowledged(client: "c1", writes: 2)         // writes the client got answers for
 //! ```
 
 use crate::raft::config::RaftConfig;
 use crate::raft::node::{RaftNode, Role};
 use crate::raft::notes::RaftNote;
+use crate::raft::server::Server;
 use serde::{Deserialize, Serialize};
 use sim_core::{Event, Fault, Instant, Outcome, Record};
 use std::collections::BTreeMap;
@@ -58,6 +63,36 @@ pub enum RaftExpect {
         /// The longest gap allowed, in ms.
         ms: u64,
     },
+    /// At the end `node`'s log holds entries of exactly these terms, index 1 first.
+    Log {
+        /// The server.
+        node: String,
+        /// The terms of its entries.
+        terms: Vec<u64>,
+    },
+    /// At the end `node`'s commitIndex is `index`.
+    Committed {
+        /// The server.
+        node: String,
+        /// Its commitIndex.
+        index: u64,
+    },
+    /// At the end `node`'s state machine holds `value` for `key` (`None`: never written).
+    Value {
+        /// The server.
+        node: String,
+        /// The key.
+        key: String,
+        /// Its value.
+        value: Option<String>,
+    },
+    /// `client` got an answer for exactly `writes` of its writes.
+    Acknowledged {
+        /// The client.
+        client: String,
+        /// How many writes were acknowledged.
+        writes: u64,
+    },
 }
 
 /// Node names an expectation mentions.
@@ -65,7 +100,11 @@ pub fn nodes(expect: &RaftExpect) -> Vec<String> {
     match expect {
         RaftExpect::Leader { node, .. }
         | RaftExpect::Final { node, .. }
-        | RaftExpect::LeaderOfTerm { node, .. } => vec![node.clone()],
+        | RaftExpect::LeaderOfTerm { node, .. }
+        | RaftExpect::Log { node, .. }
+        | RaftExpect::Committed { node, .. }
+        | RaftExpect::Value { node, .. } => vec![node.clone()],
+        RaftExpect::Acknowledged { client, .. } => vec![client.clone()],
         RaftExpect::Denied {
             voter, candidate, ..
         } => vec![voter.clone(), candidate.clone()],
@@ -108,19 +147,70 @@ pub fn check(
                 ))
             }
         }
+        RaftExpect::Log { node, terms } => {
+            let have = server(outcome, node)?.log().terms();
+            if &have == terms {
+                Ok(format!("{node}'s log ends as {have:?}"))
+            } else {
+                Err(format!(
+                    "expected {node}'s log to hold terms {terms:?}, but it holds {have:?}"
+                ))
+            }
+        }
+        RaftExpect::Committed { node, index } => {
+            let have = server(outcome, node)?.commit_index();
+            if have == *index {
+                Ok(format!("{node}'s commitIndex ends at {have}"))
+            } else {
+                Err(format!(
+                    "expected {node}'s commitIndex to end at {index}, but it is {have}"
+                ))
+            }
+        }
+        RaftExpect::Value { node, key, value } => {
+            let have = server(outcome, node)?.kv().get(key);
+            if have == value.as_deref() {
+                Ok(format!("{node} ends with {key} = {}", shown(have)))
+            } else {
+                Err(format!(
+                    "expected {node} to end with {key} = {}, but it has {}",
+                    shown(value.as_deref()),
+                    shown(have)
+                ))
+            }
+        }
+        RaftExpect::Acknowledged { client, writes } => {
+            let have = outcome
+                .actor(client)
+                .and_then(RaftNode::client)
+                .ok_or_else(|| format!("expected a client called {client}, but there is none"))?
+                .acknowledged();
+            if have == *writes {
+                Ok(format!("{client} got {have} writes acknowledged"))
+            } else {
+                Err(format!(
+                    "expected {client} to get {writes} writes acknowledged, but it got {have}"
+                ))
+            }
+        }
     }
 }
 
-/// The final state of `name`, or why there is none.
-fn actor<'a>(outcome: &'a Outcome<'_, RaftNode>, name: &str) -> Result<&'a RaftNode, String> {
+fn shown(value: Option<&str>) -> String {
+    value.map_or_else(|| "nothing".into(), |v| format!("{v:?}"))
+}
+
+/// The final state of the server `name`, or why there is none.
+fn server<'a>(outcome: &'a Outcome<'_, RaftNode>, name: &str) -> Result<&'a Server, String> {
     outcome
         .actor(name)
-        .ok_or_else(|| format!("expected a node called {name}, but there is none"))
+        .and_then(RaftNode::server)
+        .ok_or_else(|| format!("expected a server called {name}, but there is none"))
 }
 
 /// `Leader`: `node` ends as leader of `term`, and no other node leads that term or a later one.
 fn sole_leader(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result<String, String> {
-    let a = actor(outcome, node)?;
+    let a = server(outcome, node)?;
     if a.role() != Role::Leader || a.current_term() != term {
         return Err(format!(
             "expected {node} to end as leader of term {term}, but it is {} of term {}",
@@ -132,11 +222,9 @@ fn sole_leader(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result
     let rivals: Vec<String> = sim
         .node_ids()
         .filter(|&id| sim.name(id) != node)
-        .filter(|&id| {
-            let other = sim.actor(id);
-            other.role() == Role::Leader && other.current_term() >= term
-        })
-        .map(|id| format!("{} (term {})", sim.name(id), sim.actor(id).current_term()))
+        .filter_map(|id| sim.actor(id).server().map(|s| (id, s)))
+        .filter(|(_, other)| other.role() == Role::Leader && other.current_term() >= term)
+        .map(|(id, s)| format!("{} (term {})", sim.name(id), s.current_term()))
         .collect();
     if rivals.is_empty() {
         Ok(format!("{node} ends as the leader of term {term}"))
@@ -155,7 +243,7 @@ fn ends_as(
     role: Role,
     term: u64,
 ) -> Result<String, String> {
-    let a = actor(outcome, node)?;
+    let a = server(outcome, node)?;
     if a.role() == role && a.current_term() == term {
         Ok(format!("{node} ends as {} of term {term}", role_word(role)))
     } else {

@@ -1,10 +1,10 @@
-//! The fixed log behind a small interface.
+//! The replicated log: entries of (term, command), indexed from 1, and the up-to-date order.
 //!
-//! The lesson does not replicate the log: each node holds a fixed log so that the election
-//! restriction (RequestVote's up-to-date check) can be shown. Election only ever asks a log for
-//! its last entry, so that is all [`RaftLog`] promises today; log replication (a later issue) can
-//! grow the trait (append, entries from an index) and add a real implementation beside
-//! [`FixedLog`].
+//! "Each log entry stores a state machine command along with the term number when the entry
+//! was received by the leader" (§5.3). A scenario can start a node with entries it already
+//! holds; those have no command (`write: None`): the scenario says only their terms, which
+//! [`crate::raft::config::validate`] checks are consistent between nodes (the log matching
+//! property must hold from the start). Election reads the last entry only ([`Log::last`]).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -37,48 +37,141 @@ impl fmt::Display for LastEntry {
     }
 }
 
-/// What leader election needs from a log. Kept small on purpose; replication will extend it.
-pub trait RaftLog {
-    /// The last entry's (term, index).
-    fn last(&self) -> LastEntry;
-    /// lastLogTerm.
-    fn last_term(&self) -> u64 {
-        self.last().term
-    }
-    /// lastLogIndex.
-    fn last_index(&self) -> u64 {
-        self.last().index
-    }
-    /// Whether this log is at least as up to date as one ending at (`term`, `index`).
-    fn is_at_least_as_up_to_date_as(&self, term: u64, index: u64) -> bool {
-        self.last()
-            .is_at_least_as_up_to_date_as(LastEntry { term, index })
+/// A client's write, the command of an entry: `key = value`, tagged with the client and its
+/// request number so that a retried request is applied once.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Write {
+    /// The client's name.
+    pub client: String,
+    /// The client's request number (from 1).
+    pub seq: u64,
+    /// The key written.
+    pub key: String,
+    /// The value written.
+    pub value: String,
+}
+
+impl fmt::Display for Write {
+    /// `x=1 (c1#1)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}={} ({}#{})",
+            self.key, self.value, self.client, self.seq
+        )
     }
 }
 
-/// A log that never changes: the lesson's `(ultimo_termino, ultimo_indice)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct FixedLog {
-    last: LastEntry,
+/// One log entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Entry {
+    /// The term of the leader that received it.
+    pub term: u64,
+    /// The command, or `None` for an entry the scenario started the node with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<Write>,
 }
 
-impl FixedLog {
-    /// A log whose last entry is (`term`, `index`).
-    pub fn new(term: u64, index: u64) -> FixedLog {
-        FixedLog {
-            last: LastEntry { term, index },
+impl Entry {
+    /// An entry the node started with: a term and no command.
+    pub fn given(term: u64) -> Entry {
+        Entry { term, write: None }
+    }
+}
+
+impl fmt::Display for Entry {
+    /// `t2 x=1 (c1#1)`, or `t1` for a given entry.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.write {
+            Some(w) => write!(f, "t{} {w}", self.term),
+            None => write!(f, "t{}", self.term),
+        }
+    }
+}
+
+/// A node's log. Index 1 is the first entry; index 0 is the empty prefix (term 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Log {
+    entries: Vec<Entry>,
+}
+
+impl Log {
+    /// A log of `index` entries of term `term` (the short form `log: (term: 1, index: 5)`).
+    pub fn new(term: u64, index: u64) -> Log {
+        Log {
+            entries: (0..index).map(|_| Entry::given(term)).collect(),
         }
     }
 
-    /// A log holding entries of these terms, in order (index 1 first).
-    pub fn from_entry_terms(terms: &[u64]) -> FixedLog {
-        FixedLog::new(terms.last().copied().unwrap_or(0), terms.len() as u64)
+    /// A log holding given entries of these terms, in order (index 1 first).
+    pub fn from_entry_terms(terms: &[u64]) -> Log {
+        Log {
+            entries: terms.iter().map(|&t| Entry::given(t)).collect(),
+        }
     }
-}
 
-impl RaftLog for FixedLog {
-    fn last(&self) -> LastEntry {
-        self.last
+    /// The last entry's (term, index).
+    pub fn last(&self) -> LastEntry {
+        LastEntry {
+            term: self.last_term(),
+            index: self.last_index(),
+        }
+    }
+    /// lastLogTerm.
+    pub fn last_term(&self) -> u64 {
+        self.entries.last().map_or(0, |e| e.term)
+    }
+    /// lastLogIndex.
+    pub fn last_index(&self) -> u64 {
+        self.entries.len() as u64
+    }
+    /// Whether this log is at least as up to date as one ending at (`term`, `index`).
+    pub fn is_at_least_as_up_to_date_as(&self, term: u64, index: u64) -> bool {
+        self.last()
+            .is_at_least_as_up_to_date_as(LastEntry { term, index })
+    }
+
+    /// The entry at `index` (from 1), if there is one.
+    pub fn get(&self, index: u64) -> Option<&Entry> {
+        let i = usize::try_from(index.checked_sub(1)?).ok()?;
+        self.entries.get(i)
+    }
+
+    /// The term of the entry at `index`: 0 for index 0, `None` past the end.
+    pub fn term_at(&self, index: u64) -> Option<u64> {
+        if index == 0 {
+            Some(0)
+        } else {
+            self.get(index).map(|e| e.term)
+        }
+    }
+
+    /// Entries from `index` (from 1) to the end, at most `max` of them.
+    pub fn from(&self, index: u64, max: usize) -> Vec<Entry> {
+        let start = usize::try_from(index.saturating_sub(1)).unwrap_or(usize::MAX);
+        self.entries.iter().skip(start).take(max).cloned().collect()
+    }
+
+    /// Appends one entry; returns its index.
+    pub fn push(&mut self, entry: Entry) -> u64 {
+        self.entries.push(entry);
+        self.last_index()
+    }
+
+    /// Keeps the first `kept` entries and drops the rest.
+    pub fn truncate(&mut self, kept: u64) {
+        self.entries
+            .truncate(usize::try_from(kept).unwrap_or(usize::MAX));
+    }
+
+    /// Every entry, index 1 first.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The terms of the entries, index 1 first: how the course draws a log.
+    pub fn terms(&self) -> Vec<u64> {
+        self.entries.iter().map(|e| e.term).collect()
     }
 }
 
@@ -91,16 +184,33 @@ mod tests {
     // equal logs are at least as up to date as each other.
     #[test]
     fn up_to_date_compares_last_term_then_last_index() {
-        let log = FixedLog::new(1, 5);
+        let log = Log::new(1, 5);
         assert!(log.is_at_least_as_up_to_date_as(1, 3));
         assert!(log.is_at_least_as_up_to_date_as(1, 5));
         assert!(!log.is_at_least_as_up_to_date_as(1, 6));
         assert!(!log.is_at_least_as_up_to_date_as(2, 1));
-        assert!(FixedLog::new(2, 1).is_at_least_as_up_to_date_as(1, 9));
+        assert!(Log::new(2, 1).is_at_least_as_up_to_date_as(1, 9));
         assert_eq!(
-            FixedLog::from_entry_terms(&[1, 1, 2]).last().to_string(),
+            Log::from_entry_terms(&[1, 1, 2]).last().to_string(),
             "(2,3)"
         );
-        assert_eq!(FixedLog::from_entry_terms(&[]).last(), LastEntry::default());
+        assert_eq!(Log::from_entry_terms(&[]).last(), LastEntry::default());
+    }
+
+    // Goal: indexing from 1 with index 0 as the empty prefix. Method: read, slice, truncate.
+    // Proves: term_at(0) is 0, past the end is None; from() and truncate() count from 1.
+    #[test]
+    fn entries_are_indexed_from_one() {
+        let mut log = Log::from_entry_terms(&[1, 1, 2]);
+        assert_eq!(log.term_at(0), Some(0));
+        assert_eq!(log.term_at(3), Some(2));
+        assert_eq!(log.term_at(4), None);
+        assert_eq!(log.from(2, 10), vec![Entry::given(1), Entry::given(2)]);
+        assert_eq!(log.from(3, 0), Vec::<Entry>::new());
+        assert_eq!(log.from(9, 10), Vec::<Entry>::new());
+        log.truncate(1);
+        assert_eq!(log.terms(), vec![1]);
+        assert_eq!(log.push(Entry::given(3)), 2);
+        assert_eq!(log.last().to_string(), "(3,2)");
     }
 }

@@ -1,9 +1,10 @@
-//! # Raft leader election
+//! # Raft: leader election, log replication and safety
 //!
 //! "Raft is a consensus algorithm for managing a replicated log" (Ongaro & Ousterhout, *In
 //! Search of an Understandable Consensus Algorithm*). It decomposes consensus into leader
-//! election, log replication and safety; this module is the first part, as the course's lesson
-//! simulates it: nodes with fixed logs, so that the election restriction can be seen.
+//! election, log replication and safety, the three parts of the course's lesson. With
+//! `replication: false` a run is the lesson's election simulation: nodes with fixed logs, so
+//! that the election restriction can be seen on its own (RF-1, RF-2).
 //!
 //! **Terms.** "Raft divides time into terms of arbitrary length. Terms are numbered with
 //! consecutive integers. Each term begins with an election, in which one or more candidates
@@ -34,34 +35,50 @@
 //! **Durable state.** currentTerm and votedFor are "updated on stable storage before responding
 //! to RPCs": they survive a crash; role, votes and timers do not.
 //!
+//! **Log replication (§5.3) and the commit rule (§5.4.2)** are in [`replicate`]: clients
+//! ([`client`]) write through the leader, AppendEntries carries entries after a consistency
+//! check on (prevLogIndex, prevLogTerm), the leader commits an entry once a majority holds it
+//! *and it is of the leader's term*, and every server applies committed entries in order to a
+//! key-value map ([`kv`]). Figure 8 of the paper (`course/raft/figure-8`) is why the term
+//! condition exists.
+//!
 //! Our departures from the lesson's Python, on purpose: a candidate takes office at the first
 //! majority (the lesson waited for every reply, including a 50 ms RPC timeout to the dead node)
 //! and keeps counting late votes for the story; votedFor is never cleared by a heartbeat of the
 //! current term; a leader adopts a higher term from a heartbeat reply. The last two are the
 //! lesson's slips, kept as bug knobs ([`Bugs`]).
 //!
-//! Module map: [`msg`] (RPCs), [`log`] (the fixed log), [`node`] (the server), [`notes`] (facts
-//! for checkers), [`invariants`], [`config`], [`expect`], [`narrate`]; [`Raft`] plugs it all
+//! Module map: [`msg`] (RPCs), [`log`] (entries and the up-to-date order), [`node`] (the actor:
+//! a server or a client), [`server`] (election), [`replicate`] (replication and commit),
+//! [`client`], [`handler`] (timers, commands), [`kv`] (the state machine), [`notes`] (facts for checkers), [`invariants`] and
+//! [`log_invariants`], [`config`], [`expect`], [`narrate`], [`measure`]; [`Raft`] plugs it all
 //! into scenarios.
 
+pub mod client;
 pub mod config;
 pub mod expect;
+pub mod handler;
 pub mod invariants;
+pub mod kv;
 pub mod log;
+pub mod log_invariants;
 pub mod measure;
 pub mod msg;
 pub mod narrate;
 pub mod node;
 pub mod notes;
 pub mod protocol;
+pub mod replicate;
+pub mod server;
 
 #[cfg(test)]
 mod tests;
 
 pub use config::{Bugs, NodeSpec, RaftConfig};
 pub use expect::RaftExpect;
-pub use log::{FixedLog, LastEntry, RaftLog};
+pub use log::{Entry, LastEntry, Log, Write};
 pub use msg::RaftMsg;
-pub use node::{RaftNode, RaftTimer, Role};
+pub use node::{RaftCommand, RaftNode, RaftTimer, Role};
 pub use notes::{DenyReason, RaftNote, StepDownCause};
 pub use protocol::Raft;
+pub use server::Server;

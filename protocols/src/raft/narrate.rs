@@ -3,9 +3,12 @@
 //! Lines follow the lesson's printout ("nodo-3: timeout, me presento en el término 1",
 //! "nodo-2: DENIEGO voto a nodo-3 (su log (1,3) va por detrás del mío (1,5))", "nodo-1: LÍDER
 //! del término 2 con 3 votos", "nodo-1: reconozco a nodo-2 como líder del término 4", "---
-//! nodo-1 CAE ---"). Records the generic narrator tells well (sends, deliveries, drops, other
-//! faults) and bookkeeping notes (Log, Started, TermChanged) get `None`.
+//! nodo-1 CAE ---"), and for replication the lesson's words ("confirmada (committed)", "el
+//! log del líder es siempre la verdad"). Records the generic narrator tells well (sends,
+//! deliveries, drops, other faults) and bookkeeping notes (Log, Started, TermChanged, Entries)
+//! get `None`.
 
+use crate::raft::log::Entry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use sim_core::{Event, Fault, Record};
@@ -35,7 +38,10 @@ fn fault_line(fault: &Fault, lang: Lang) -> Option<String> {
 fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
     let es = lang == Lang::Es;
     let line = match note {
-        RaftNote::Log { .. } | RaftNote::Started { .. } | RaftNote::TermChanged { .. } => {
+        RaftNote::Log { .. }
+        | RaftNote::Started { .. }
+        | RaftNote::TermChanged { .. }
+        | RaftNote::Entries { .. } => {
             return None;
         }
         RaftNote::BecameCandidate { term } if es => {
@@ -82,8 +88,201 @@ fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
         RaftNote::RpcTimeout { peer, term } => {
             format!("{node}: RPC timeout, {peer} does not answer (term {term})")
         }
+        RaftNote::Appended { .. }
+        | RaftNote::Stored { .. }
+        | RaftNote::Committed { .. }
+        | RaftNote::Applied { .. }
+        | RaftNote::SteppedBack { .. }
+        | RaftNote::Requested { .. }
+        | RaftNote::Redirected { .. }
+        | RaftNote::Retried { .. }
+        | RaftNote::Acknowledged { .. } => return Some(replication_line(node, note, es)),
     };
     Some(line)
+}
+
+/// The lines of log replication, commit and the clients.
+fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
+    match note {
+        RaftNote::Appended { index, entry } if es => {
+            format!(
+                "{node}: añado a mi log la entrada {index} ({})",
+                entry_es(entry)
+            )
+        }
+        RaftNote::Appended { index, entry } => {
+            format!("{node} appends entry {index} ({entry}) to its log")
+        }
+        RaftNote::Stored {
+            leader,
+            kept,
+            dropped,
+            entries,
+        } => stored_line(node, leader, *kept, *dropped, entries, es),
+        RaftNote::Committed {
+            index,
+            term,
+            by: None,
+        } if es => format!(
+            "{node}: CONFIRMO (commit) hasta la entrada {index}: está en una mayoría (término \
+             {term})"
+        ),
+        RaftNote::Committed {
+            index,
+            term,
+            by: None,
+        } => format!("{node} COMMITS up to entry {index}: a majority holds it (term {term})"),
+        RaftNote::Committed {
+            index,
+            by: Some(leader),
+            ..
+        } if es => {
+            format!("{node}: {leader} me informa de que hasta la entrada {index} está confirmada")
+        }
+        RaftNote::Committed {
+            index,
+            by: Some(leader),
+            ..
+        } => format!("{node} learns from {leader} that entries up to {index} are committed"),
+        RaftNote::Applied { first, entries } => applied_line(node, *first, entries, es),
+        RaftNote::SteppedBack {
+            follower,
+            mismatch_at,
+            next_index,
+        } if es => format!(
+            "{node}: el log de {follower} no casa en la entrada {mismatch_at}; retrocedo y le \
+             envío desde la {next_index}"
+        ),
+        RaftNote::SteppedBack {
+            follower,
+            mismatch_at,
+            next_index,
+        } => format!(
+            "{node}: {follower}'s log does not match at entry {mismatch_at}; stepping back to \
+             send from entry {next_index}"
+        ),
+        RaftNote::Requested {
+            seq,
+            server,
+            key,
+            value,
+        } if es => format!("{node}: pido a {server} escribir {key}={value} (petición {seq})"),
+        RaftNote::Requested {
+            seq,
+            server,
+            key,
+            value,
+        } => format!("{node} asks {server} to write {key}={value} (request {seq})"),
+        RaftNote::Redirected { from, to, .. } if es => {
+            format!("{node}: {from} no es el líder y me remite a {to}")
+        }
+        RaftNote::Redirected { from, to, .. } => {
+            format!("{node}: {from} is not the leader and redirects it to {to}")
+        }
+        RaftNote::Retried { seq, server } if es => {
+            format!("{node}: sin respuesta a la petición {seq}, lo intento con {server}")
+        }
+        RaftNote::Retried { seq, server } => {
+            format!("{node}: no answer to request {seq}, trying {server}")
+        }
+        RaftNote::Acknowledged { seq, index, server } if es => {
+            format!("{node}: {server} confirma la petición {seq}, aplicada en la entrada {index}")
+        }
+        RaftNote::Acknowledged { seq, index, server } => {
+            format!("{node}: {server} acknowledges request {seq}, applied at entry {index}")
+        }
+        other => format!("{node}: {other:?}"),
+    }
+}
+
+/// Applied entries: one in full, several as a span with the writes among them.
+fn applied_line(node: &str, first: u64, entries: &[Entry], es: bool) -> String {
+    let writes: Vec<String> = entries
+        .iter()
+        .filter_map(|e| e.write.as_ref())
+        .map(|w| format!("{}={}", w.key, w.value))
+        .collect();
+    let writes = match (writes.is_empty(), es) {
+        (true, _) => String::new(),
+        (false, true) => format!(": {}", writes.join(", ")),
+        (false, false) => format!(": {}", writes.join(", ")),
+    };
+    match (entries.len(), es) {
+        (1, true) => format!("{node}: aplico {}", span(first, entries, true)),
+        (1, false) => format!("{node} applies {}", span(first, entries, false)),
+        (_, true) => format!("{node}: aplico {}{writes}", span(first, entries, true)),
+        (_, false) => format!("{node} applies {}{writes}", span(first, entries, false)),
+    }
+}
+
+/// An entry in Spanish: `término 2, x=1 de c1`.
+fn entry_es(entry: &Entry) -> String {
+    match &entry.write {
+        Some(w) => format!(
+            "término {}, {}={} de {}",
+            entry.term, w.key, w.value, w.client
+        ),
+        None => format!("término {}", entry.term),
+    }
+}
+
+/// Entries `first..=last` in words: `entry 3 (t2 x=1 (c1#1))` or `entries 3-5`.
+fn span(first: u64, entries: &[Entry], es: bool) -> String {
+    let last = first + entries.len() as u64 - 1;
+    match (entries, es) {
+        ([one], true) => format!("la entrada {first} ({})", entry_es(one)),
+        ([one], false) => format!("entry {first} ({one})"),
+        (_, true) => format!("las entradas {first} a {last}"),
+        (_, false) => format!("entries {first}-{last}"),
+    }
+}
+
+fn stored_line(
+    node: &str,
+    leader: &str,
+    kept: u64,
+    dropped: u64,
+    entries: &[Entry],
+    es: bool,
+) -> String {
+    let deleted = match (dropped, es) {
+        (0, _) => String::new(),
+        (1, true) => format!("borro la entrada {} ", kept + 1),
+        (d, true) => format!("borro las entradas {} a {} ", kept + 1, kept + d),
+        (1, false) => format!("deletes entry {} ", kept + 1),
+        (d, false) => format!("deletes entries {}-{} ", kept + 1, kept + d),
+    };
+    match (entries.is_empty(), dropped > 0, es) {
+        (true, _, true) => {
+            format!("{node}: {deleted}de mi propio log, que aún no estaban confirmadas")
+        }
+        (true, _, false) => format!("{node} {deleted}of its own log, which were not committed"),
+        (false, true, true) => format!(
+            "{node}: {deleted}(no casan con el log de {leader}, que es la verdad) y guardo {}",
+            span(kept + 1, entries, true)
+        ),
+        (false, true, false) => format!(
+            "{node} {deleted}({} with {leader}'s log) and stores {}",
+            if dropped == 1 {
+                "it conflicts"
+            } else {
+                "they conflict"
+            },
+            span(kept + 1, entries, false)
+        ),
+        (false, false, true) => {
+            format!(
+                "{node}: guardo {} de {leader}",
+                span(kept + 1, entries, true)
+            )
+        }
+        (false, false, false) => {
+            format!(
+                "{node} stores {} from {leader}",
+                span(kept + 1, entries, false)
+            )
+        }
+    }
 }
 
 pub(crate) fn deny_line(node: &str, candidate: &str, reason: &DenyReason, es: bool) -> String {

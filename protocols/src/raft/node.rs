@@ -1,446 +1,49 @@
-//! A Raft server's leader election: the "Rules for Servers" and RequestVote of Figure 2.
-//!
-//! Durable state (survives a crash, kept in `self` by `on_crash`): `current_term`, `voted_for`,
-//! the log. Volatile: the role, the votes gathered, the known leader, outstanding RPCs; the
-//! kernel cancels the timers. Every decision is an integer comparison; the only randomness is
-//! the election timeout, drawn from the node's own stream.
+//! The Raft actor: a node is a server or a client. Servers come first in `NodeId` order, so
+//! a server's peers are ids `0..servers`.
 
-use crate::raft::config::{Bugs, RaftConfig};
-use crate::raft::log::{FixedLog, LastEntry, RaftLog};
+use crate::raft::client::Client;
+use crate::raft::config::RaftConfig;
 use crate::raft::msg::RaftMsg;
-use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
-use serde::{Deserialize, Serialize};
-use sim_core::{Actor, Context, Duration, Instant, Message, NodeId, RoleClaim};
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use crate::raft::notes::RaftNote;
+use crate::raft::server::Server;
+use sim_core::{Actor, Context, NodeId, RoleClaim};
 
-/// The three states of a Raft server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Role {
-    /// Answers RPCs; stands for election when no leader is heard from.
-    Follower,
-    /// Gathers votes for its own term.
-    Candidate,
-    /// Won a majority; sends heartbeats.
-    Leader,
-}
+pub use crate::raft::handler::{RaftCommand, RaftTimer};
+pub use crate::raft::server::Role;
 
-/// The node's timers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum RaftTimer {
-    /// The election timeout (followers and candidates).
-    Election,
-    /// Time for the leader's next round of heartbeats.
-    Heartbeat,
-    /// No reply from `peer` to request number `seq` within the RPC timeout.
-    Rpc {
-        /// The peer asked.
-        peer: NodeId,
-        /// The node's request number.
-        seq: u64,
-    },
-}
-
-/// Timing and knobs every node of a config shares, in the kernel's units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Settings {
-    /// Shortest election timeout, in microseconds.
-    pub election_min_us: u64,
-    /// Longest election timeout, in microseconds.
-    pub election_max_us: u64,
-    /// Heartbeat period.
-    pub heartbeat: Duration,
-    /// How long to wait for a reply before noting an RPC timeout.
-    pub rpc_timeout: Duration,
-    /// The bug knobs.
-    pub bugs: Bugs,
-}
-
-impl Settings {
-    /// The settings of `config`.
-    pub fn of(config: &RaftConfig) -> Settings {
-        let (min, max) = config.election_timeout_ms;
-        Settings {
-            election_min_us: min.saturating_mul(1000),
-            election_max_us: max.saturating_mul(1000),
-            heartbeat: Duration::from_millis(config.heartbeat_ms),
-            rpc_timeout: Duration::from_millis(config.rpc_timeout_ms),
-            bugs: config.bugs,
-        }
-    }
-}
-
-/// Whether we still wait for a peer's reply, and since which request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Awaiting {
-    /// Request `seq` is unanswered; its RPC timer is armed.
-    Pending(u64),
-    /// The timeout was noted; quiet until the peer answers again.
-    TimedOut,
-}
-
-/// When a node led, kept out of the state's hash (see [`RaftNode::led`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Led(Option<(Instant, Option<Instant>)>);
-
-impl std::hash::Hash for Led {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
-/// A Raft server (leader election only).
+/// A Raft node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RaftNode {
-    /// Every node's name, by `NodeId` (for notes).
-    names: Arc<[String]>,
-    settings: Settings,
-    /// The first election deadline, if pinned.
-    first_deadline: Option<Duration>,
-    /// Whether the node has started once (a pin applies to the first start only).
-    started: bool,
-    log: FixedLog,
-    // Durable.
-    current_term: u64,
-    voted_for: Option<NodeId>,
-    // Volatile.
-    role: Role,
-    votes: BTreeSet<NodeId>,
-    leader: Option<NodeId>,
-    awaiting: BTreeMap<NodeId, Awaiting>,
-    next_seq: u64,
-    /// When this node last became leader, and when it stopped leading (`None`: it still
-    /// leads): what a search's liveness check reads. Not part of the state's hash, which
-    /// holds no absolute time.
-    led: Led,
+pub enum RaftNode {
+    /// A server (follower, candidate or leader).
+    Server(Box<Server>),
+    /// A client.
+    Client(Client),
 }
 
 impl RaftNode {
-    /// Node `id` of `config`.
+    /// Node `id` of `config`: a server for the first `config.nodes.len()` ids, then clients.
     pub fn new(config: &RaftConfig, id: NodeId) -> RaftNode {
-        let spec = &config.nodes[id.index()];
-        RaftNode {
-            names: config.names().into(),
-            settings: Settings::of(config),
-            first_deadline: config
-                .first_deadline_ms
-                .get(&spec.name)
-                .map(|&ms| Duration::from_millis(ms)),
-            started: false,
-            log: spec.fixed_log(),
-            current_term: 0,
-            voted_for: None,
-            role: Role::Follower,
-            votes: BTreeSet::new(),
-            leader: None,
-            awaiting: BTreeMap::new(),
-            next_seq: 0,
-            led: Led(None),
-        }
-    }
-
-    /// When this node last led since its last start: from when, and until when (`None`:
-    /// it still leads).
-    pub fn led(&self) -> Option<(Instant, Option<Instant>)> {
-        self.led.0
-    }
-
-    /// Follower, candidate or leader.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-    /// currentTerm: the latest term this server has seen.
-    pub fn current_term(&self) -> u64 {
-        self.current_term
-    }
-    /// votedFor: whom it voted for in `current_term`.
-    pub fn voted_for(&self) -> Option<NodeId> {
-        self.voted_for
-    }
-    /// The leader of `current_term`, as far as it knows.
-    pub fn leader(&self) -> Option<NodeId> {
-        self.leader
-    }
-    /// Its fixed log.
-    pub fn log(&self) -> &FixedLog {
-        &self.log
-    }
-    /// Votes gathered in `current_term` (its own included) while candidate or leader.
-    pub fn votes(&self) -> usize {
-        self.votes.len()
-    }
-
-    fn name(&self, id: NodeId) -> String {
-        self.names
-            .get(id.index())
-            .cloned()
-            .unwrap_or_else(|| id.to_string())
-    }
-
-    fn majority(&self) -> usize {
-        self.names.len() / 2 + 1
-    }
-
-    fn peers(&self, me: NodeId) -> Vec<NodeId> {
-        (0..self.names.len() as u32)
-            .map(NodeId)
-            .filter(|&p| p != me)
-            .collect()
-    }
-
-    fn reset_election_timer(&self, ctx: &mut Context<'_, Self>) {
-        let s = &self.settings;
-        let us = if s.bugs.fixed_election_timeout {
-            s.election_min_us
+        if id.index() < config.nodes.len() {
+            RaftNode::Server(Box::new(Server::new(config, id)))
         } else {
-            ctx.random_between(s.election_min_us, s.election_max_us)
-        };
-        ctx.set_timer(RaftTimer::Election, Duration::from_micros(us));
-    }
-
-    /// Adopts a newer term: votedFor is cleared with it.
-    fn set_term(&mut self, ctx: &mut Context<'_, Self>, to: u64) {
-        assert!(
-            to > self.current_term,
-            "a term only moves forward: {} -> {to}",
-            self.current_term
-        );
-        ctx.note(RaftNote::TermChanged {
-            from: self.current_term,
-            to,
-        });
-        self.current_term = to;
-        self.voted_for = None;
-    }
-
-    /// Sends a request and starts waiting for `peer`'s reply (unless already waiting).
-    fn request(&mut self, ctx: &mut Context<'_, Self>, peer: NodeId, msg: RaftMsg) {
-        ctx.send(peer, msg);
-        if !self.awaiting.contains_key(&peer) {
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            self.awaiting.insert(peer, Awaiting::Pending(seq));
-            ctx.set_timer(RaftTimer::Rpc { peer, seq }, self.settings.rpc_timeout);
+            RaftNode::Client(Client::new(config, id))
         }
     }
 
-    fn stop_waiting(&mut self, ctx: &mut Context<'_, Self>, peer: NodeId) {
-        if let Some(Awaiting::Pending(seq)) = self.awaiting.remove(&peer) {
-            ctx.cancel_timer(RaftTimer::Rpc { peer, seq });
+    /// The server, if this node is one.
+    pub fn server(&self) -> Option<&Server> {
+        match self {
+            RaftNode::Server(s) => Some(s),
+            RaftNode::Client(_) => None,
         }
     }
 
-    fn stop_waiting_for_all(&mut self, ctx: &mut Context<'_, Self>) {
-        let peers: Vec<NodeId> = self.awaiting.keys().copied().collect();
-        for peer in peers {
-            self.stop_waiting(ctx, peer);
+    /// The client, if this node is one.
+    pub fn client(&self) -> Option<&Client> {
+        match self {
+            RaftNode::Client(c) => Some(c),
+            RaftNode::Server(_) => None,
         }
-    }
-
-    /// Becomes a follower (role and volatile state only; terms are handled by the caller).
-    fn become_follower(&mut self, ctx: &mut Context<'_, Self>) {
-        let was = self.role;
-        self.role = Role::Follower;
-        self.votes.clear();
-        self.leader = None;
-        self.stop_waiting_for_all(ctx);
-        if was == Role::Leader {
-            ctx.cancel_timer(RaftTimer::Heartbeat);
-            self.reset_election_timer(ctx);
-            if let Some((_, until)) = &mut self.led.0 {
-                *until = Some(ctx.now());
-            }
-        }
-    }
-
-    /// "If RPC request or response contains term T > currentTerm: set currentTerm = T, convert
-    /// to follower."
-    fn adopt_higher_term(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        term: u64,
-        from: NodeId,
-        kind: &str,
-    ) {
-        let (was, from_term) = (self.role, self.current_term);
-        self.set_term(ctx, term);
-        if was != Role::Follower {
-            ctx.note(RaftNote::SteppedDown {
-                from_term,
-                to_term: term,
-                because: StepDownCause::HigherTerm {
-                    kind: kind.to_string(),
-                    from: self.name(from),
-                },
-            });
-        }
-        self.become_follower(ctx);
-    }
-
-    /// "On conversion to candidate, start election: increment currentTerm, vote for self, reset
-    /// election timer, send RequestVote RPCs to all other servers."
-    fn start_election(&mut self, ctx: &mut Context<'_, Self>) {
-        let me = ctx.id();
-        self.stop_waiting_for_all(ctx);
-        self.set_term(ctx, self.current_term + 1);
-        self.role = Role::Candidate;
-        self.voted_for = Some(me);
-        self.votes = BTreeSet::from([me]);
-        self.leader = None;
-        ctx.note(RaftNote::BecameCandidate {
-            term: self.current_term,
-        });
-        self.reset_election_timer(ctx);
-        let request = RaftMsg::RequestVote {
-            term: self.current_term,
-            last_log_index: self.log.last_index(),
-            last_log_term: self.log.last_term(),
-        };
-        for peer in self.peers(me) {
-            self.request(ctx, peer, request.clone());
-        }
-        self.count_votes(ctx);
-    }
-
-    /// "If votes received from majority of servers: become leader" (at the first majority).
-    fn count_votes(&mut self, ctx: &mut Context<'_, Self>) {
-        if self.role != Role::Candidate || self.votes.len() < self.majority() {
-            return;
-        }
-        let me = ctx.id();
-        assert!(
-            self.votes.len() <= self.names.len(),
-            "more votes than nodes"
-        );
-        self.role = Role::Leader;
-        self.leader = Some(me);
-        self.led = Led(Some((ctx.now(), None)));
-        ctx.note(RaftNote::BecameLeader {
-            term: self.current_term,
-            votes: self.votes.len() as u32,
-            last_log: self.log.last(),
-        });
-        ctx.cancel_timer(RaftTimer::Election);
-        self.send_heartbeats(ctx);
-    }
-
-    /// "Upon election: send initial empty AppendEntries RPCs (heartbeat) to each server; repeat
-    /// during idle periods to prevent election timeouts."
-    fn send_heartbeats(&mut self, ctx: &mut Context<'_, Self>) {
-        let heartbeat = RaftMsg::AppendEntries {
-            term: self.current_term,
-        };
-        for peer in self.peers(ctx.id()) {
-            self.request(ctx, peer, heartbeat.clone());
-        }
-        ctx.set_timer(RaftTimer::Heartbeat, self.settings.heartbeat);
-    }
-
-    /// RequestVote receiver implementation (the term rule has already run).
-    fn on_request_vote(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        term: u64,
-        theirs: LastEntry,
-    ) {
-        let mine = self.log.last();
-        let bugs = self.settings.bugs;
-        let deny = if term < self.current_term {
-            Some(DenyReason::StaleTerm {
-                current_term: self.current_term,
-            })
-        } else if let Some(other) = self.voted_for.filter(|&v| v != from && !bugs.vote_twice) {
-            Some(DenyReason::AlreadyVoted {
-                voted_for: self.name(other),
-            })
-        } else if !bugs.skip_log_check && !theirs.is_at_least_as_up_to_date_as(mine) {
-            Some(DenyReason::LogBehind { theirs, mine })
-        } else {
-            None
-        };
-        let candidate = self.name(from);
-        let vote_granted = match deny {
-            Some(reason) => {
-                ctx.note(RaftNote::VoteDenied {
-                    term,
-                    candidate,
-                    reason,
-                });
-                false
-            }
-            None => {
-                self.voted_for = Some(from);
-                ctx.note(RaftNote::VoteGranted { term, candidate });
-                self.reset_election_timer(ctx);
-                true
-            }
-        };
-        ctx.send(
-            from,
-            RaftMsg::RequestVoteReply {
-                term: self.current_term,
-                vote_granted,
-            },
-        );
-    }
-
-    fn on_vote_reply(
-        &mut self,
-        ctx: &mut Context<'_, Self>,
-        from: NodeId,
-        term: u64,
-        granted: bool,
-    ) {
-        if term != self.current_term || !granted || self.role == Role::Follower {
-            return;
-        }
-        if !self.votes.insert(from) {
-            return;
-        }
-        match self.role {
-            Role::Candidate => self.count_votes(ctx),
-            Role::Leader => ctx.note(RaftNote::LateVote {
-                term,
-                voter: self.name(from),
-                votes: self.votes.len() as u32,
-            }),
-            Role::Follower => {}
-        }
-    }
-
-    /// AppendEntries receiver implementation, heartbeats only (the term rule has already run).
-    fn on_append_entries(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, term: u64) {
-        let success = term == self.current_term && self.role != Role::Leader;
-        if success {
-            if self.role == Role::Candidate {
-                // "If AppendEntries RPC received from new leader: convert to follower."
-                ctx.note(RaftNote::SteppedDown {
-                    from_term: term,
-                    to_term: term,
-                    because: StepDownCause::LeaderOfTerm {
-                        leader: self.name(from),
-                    },
-                });
-                self.become_follower(ctx);
-            }
-            if self.leader != Some(from) {
-                self.leader = Some(from);
-                ctx.note(RaftNote::Recognised {
-                    leader: self.name(from),
-                    term,
-                });
-            }
-            if self.settings.bugs.reset_vote_on_heartbeat {
-                self.voted_for = None; // The lesson's `votado_por = None`.
-            }
-            self.reset_election_timer(ctx);
-        }
-        ctx.send(
-            from,
-            RaftMsg::AppendEntriesReply {
-                term: self.current_term,
-                success,
-            },
-        );
     }
 }
 
@@ -448,106 +51,51 @@ impl Actor for RaftNode {
     type Msg = RaftMsg;
     type Timer = RaftTimer;
     type Note = RaftNote;
-    type Command = ();
+    type Command = RaftCommand;
 
     const ROLES: &'static [&'static str] = &["leader", "candidate", "follower"];
 
-    /// The node's role in its current term: `"@leader"` in a scenario is the leader of the
-    /// newest term among the nodes a step can act on.
+    /// A server's role in its current term: `"@leader"` in a scenario is the leader of the
+    /// newest term among the nodes a step can act on. Clients claim nothing.
     fn claim(&self) -> Option<RoleClaim> {
-        let role = match self.role {
-            Role::Leader => "leader",
-            Role::Candidate => "candidate",
-            Role::Follower => "follower",
-        };
+        let server = self.server()?;
         Some(RoleClaim {
-            role,
-            epoch: self.current_term,
+            role: server.role_word(),
+            epoch: server.current_term(),
         })
     }
 
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
-        ctx.note(RaftNote::Log {
-            last_term: self.log.last_term(),
-            last_index: self.log.last_index(),
-        });
-        ctx.note(RaftNote::Started {
-            current_term: self.current_term,
-            voted_for: self.voted_for.map(|v| self.name(v)),
-        });
-        match self.first_deadline.filter(|_| !self.started) {
-            Some(pinned) => ctx.set_timer(RaftTimer::Election, pinned),
-            None => self.reset_election_timer(ctx),
+        match self {
+            RaftNode::Server(s) => s.on_start(ctx),
+            RaftNode::Client(c) => c.on_start(ctx),
         }
-        self.started = true;
     }
 
     fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: RaftMsg) {
-        if msg.is_reply() {
-            self.stop_waiting(ctx, from);
-        }
-        if msg.term() > self.current_term {
-            let ignored = self.settings.bugs.ignore_higher_term_in_replies
-                && self.role == Role::Leader
-                && matches!(msg, RaftMsg::AppendEntriesReply { .. });
-            if !ignored {
-                self.adopt_higher_term(ctx, msg.term(), from, msg.kind());
-            }
-        }
-        match msg {
-            RaftMsg::RequestVote {
-                term,
-                last_log_index,
-                last_log_term,
-            } => {
-                let theirs = LastEntry {
-                    term: last_log_term,
-                    index: last_log_index,
-                };
-                self.on_request_vote(ctx, from, term, theirs);
-            }
-            RaftMsg::RequestVoteReply { term, vote_granted } => {
-                self.on_vote_reply(ctx, from, term, vote_granted);
-            }
-            RaftMsg::AppendEntries { term } => self.on_append_entries(ctx, from, term),
-            RaftMsg::AppendEntriesReply { .. } => {}
+        match self {
+            RaftNode::Server(s) => s.on_message(ctx, from, msg),
+            RaftNode::Client(c) => c.on_message(ctx, from, msg),
         }
     }
 
     fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: RaftTimer) {
-        match timer {
-            RaftTimer::Election => {
-                if self.role != Role::Leader {
-                    self.start_election(ctx);
-                }
-            }
-            RaftTimer::Heartbeat => {
-                if self.role == Role::Leader {
-                    self.send_heartbeats(ctx);
-                }
-            }
-            RaftTimer::Rpc { peer, seq } => {
-                if self.awaiting.get(&peer) == Some(&Awaiting::Pending(seq)) {
-                    self.awaiting.insert(peer, Awaiting::TimedOut);
-                    ctx.note(RaftNote::RpcTimeout {
-                        peer: self.name(peer),
-                        term: self.current_term,
-                    });
-                }
-            }
+        match self {
+            RaftNode::Server(s) => s.on_timer(ctx, timer),
+            RaftNode::Client(c) => c.on_timer(ctx, timer),
+        }
+    }
+
+    fn on_command(&mut self, ctx: &mut Context<'_, Self>, command: RaftCommand) {
+        if let RaftNode::Client(c) = self {
+            c.on_command(ctx, command);
         }
     }
 
     fn on_crash(&mut self) {
-        // current_term, voted_for and the log are durable; the rest is volatile.
-        if self.settings.bugs.forget_term_on_restart {
-            self.current_term = 0;
-            self.voted_for = None;
+        match self {
+            RaftNode::Server(s) => s.on_crash(),
+            RaftNode::Client(c) => c.on_crash(),
         }
-        self.role = Role::Follower;
-        self.votes.clear();
-        self.leader = None;
-        self.awaiting.clear();
-        self.led = Led(None);
     }
 }

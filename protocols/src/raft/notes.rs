@@ -1,10 +1,11 @@
 //! The facts a Raft node publishes for checkers, expectations and the story.
 //!
 //! Checkers read records only (online, or offline from a trace file), so everything they need is
-//! here: every node's log at start, every change of term, every vote and its reason, every
-//! leader and how it took office. Nodes are named, so a trace reads without a table of ids.
+//! here: every node's log at start and every change to it, every change of term, every vote and
+//! its reason, every leader and how it took office, every commit and application, and what
+//! each client asked and was told. Nodes are named, so a trace reads without a table of ids.
 
-use crate::raft::log::LastEntry;
+use crate::raft::log::{Entry, LastEntry};
 use serde::{Deserialize, Serialize};
 
 /// A fact about one node (the node is the record's).
@@ -93,6 +94,93 @@ pub enum RaftNote {
         peer: String,
         /// The term of the unanswered request.
         term: u64,
+    },
+    /// At the first start, with replication: the terms of the entries the node starts with.
+    Entries {
+        /// Index 1 first.
+        terms: Vec<u64>,
+    },
+    /// The leader appended a client's write to its own log.
+    Appended {
+        /// Its index.
+        index: u64,
+        /// The entry.
+        entry: Entry,
+    },
+    /// The node's log changed on an AppendEntries from `leader`: it kept its first `kept`
+    /// entries, deleted the `dropped` after them and appended `entries`.
+    Stored {
+        /// The leader that sent them (the node itself when a buggy leader drops its tail).
+        leader: String,
+        /// Entries kept, from index 1.
+        kept: u64,
+        /// Entries deleted after them.
+        dropped: u64,
+        /// Entries appended, at `kept + 1` on.
+        entries: Vec<Entry>,
+    },
+    /// commitIndex advanced to `index`.
+    Committed {
+        /// The new commitIndex.
+        index: u64,
+        /// The node's currentTerm then.
+        term: u64,
+        /// `None`: the leader counted a majority; `Some(leader)`: learnt from its
+        /// leaderCommit.
+        by: Option<String>,
+    },
+    /// Entries `first..` were applied to the state machine, in order, in one step.
+    Applied {
+        /// The index of the first.
+        first: u64,
+        /// The entries.
+        entries: Vec<Entry>,
+    },
+    /// The leader's AppendEntries did not match `follower`'s log: it steps nextIndex back and
+    /// tries again from `next_index` ("back to the last point in common").
+    SteppedBack {
+        /// The follower.
+        follower: String,
+        /// The index the follower's log did not match at (prevLogIndex).
+        mismatch_at: u64,
+        /// The new nextIndex.
+        next_index: u64,
+    },
+    /// A client sent a new write.
+    Requested {
+        /// The client's request number.
+        seq: u64,
+        /// The server it went to.
+        server: String,
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// A follower named the leader; the client sends there.
+    Redirected {
+        /// The request.
+        seq: u64,
+        /// The follower.
+        from: String,
+        /// The leader it named.
+        to: String,
+    },
+    /// No answer in time: the client sends the request again, to the next server.
+    Retried {
+        /// The request.
+        seq: u64,
+        /// The server it goes to now.
+        server: String,
+    },
+    /// The leader answered: the write is committed and applied at `index`.
+    Acknowledged {
+        /// The request.
+        seq: u64,
+        /// Where it was applied.
+        index: u64,
+        /// The leader that answered.
+        server: String,
     },
 }
 

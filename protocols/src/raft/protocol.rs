@@ -9,15 +9,15 @@ use traces::{Lang, Measure, Story};
 
 use crate::raft::config::{self, RaftConfig};
 use crate::raft::expect::{self, RaftExpect};
-use crate::raft::node::RaftNode;
-use crate::raft::{invariants, measure, narrate};
+use crate::raft::node::{RaftCommand, RaftNode};
+use crate::raft::{invariants, log_invariants, measure, narrate};
 
-/// Raft leader election as scenarios see it.
+/// Raft as scenarios see it.
 pub struct Raft;
 
 impl Protocol for Raft {
     const NAME: &'static str = "raft";
-    const ABOUT: &'static str = "Raft leader election: terms, randomized timeouts, RequestVote with the log check, heartbeats";
+    const ABOUT: &'static str = "Raft: leader election (terms, randomized timeouts, RequestVote with the log check) and log replication (AppendEntries, commit by a majority of the leader's term)";
     const BUGS: &'static [BugKnob] = &[
         BugKnob {
             name: "vote_twice",
@@ -42,6 +42,22 @@ impl Protocol for Raft {
         BugKnob {
             name: "fixed_election_timeout",
             breaks: "election timeouts are never randomized, so split votes repeat",
+        },
+        BugKnob {
+            name: "commit_old_terms",
+            breaks: "Figure 8: a leader commits an older term's entry by counting replicas",
+        },
+        BugKnob {
+            name: "skip_prev_log_check",
+            breaks: "a follower stores entries without the prevLogIndex/prevLogTerm check",
+        },
+        BugKnob {
+            name: "truncate_on_every_append",
+            breaks: "a follower truncates after prevLogIndex on every AppendEntries, even matching ones",
+        },
+        BugKnob {
+            name: "leader_drops_uncommitted",
+            breaks: "a new leader deletes the uncommitted tail of its own log",
         },
     ];
     type Actor = RaftNode;
@@ -68,7 +84,8 @@ impl Protocol for Raft {
     /// Some node led at some time after the last scripted step (a leader deposed later by
     /// lost heartbeats does not undo that progress; a paused one never counts).
     fn progress(_config: &RaftConfig, sim: &Sim<RaftNode>, since: Instant) -> Result<(), String> {
-        let progressed = sim.node_ids().any(|id| match sim.actor(id).led() {
+        let led = |id| sim.actor(id).server().and_then(|s| s.led());
+        let progressed = sim.node_ids().any(|id| match led(id) {
             Some((_, Some(until))) => until >= since,
             Some((_, None)) => sim.status(id) == Status::Up,
             None => false,
@@ -88,19 +105,45 @@ impl Protocol for Raft {
         vec![sim_core::exhaustive::Sometimes {
             name: "a leader is elected",
             holds: |sim| {
-                sim.node_ids()
-                    .any(|id| sim.actor(id).role() == crate::raft::Role::Leader)
+                sim.node_ids().any(|id| {
+                    sim.actor(id)
+                        .server()
+                        .is_some_and(|s| s.role() == crate::raft::Role::Leader)
+                })
             },
         }]
     }
 
-    /// The node's current term.
+    /// A server's current term.
     fn epoch(actor: &RaftNode) -> Option<u64> {
-        Some(actor.current_term())
+        actor.server().map(|s| s.current_term())
     }
 
+    /// Election safety always; with replication, the log properties of Figure 3 too.
     fn invariants(config: &RaftConfig) -> Vec<Box<dyn Invariant<RaftNode>>> {
-        invariants::all(config.elect_within_ms)
+        let mut all = invariants::all(config.elect_within_ms);
+        if config.replication {
+            all.extend(log_invariants::all());
+        }
+        all
+    }
+
+    fn command_problem(config: &RaftConfig, node: &str, command: &RaftCommand) -> Option<String> {
+        let RaftCommand::Put(..) = command;
+        if config.clients.iter().any(|c| c == node) {
+            None
+        } else if config.clients.is_empty() {
+            Some(format!(
+                "{node} is a server and this config has no clients: add clients: [\"c1\"] and \
+                 send the Put to \"c1\", which writes through the leader"
+            ))
+        } else {
+            Some(format!(
+                "{node} is a server: a Put goes to a client, which writes through the leader; \
+                 the clients are {}",
+                config.clients.join(", ")
+            ))
+        }
     }
     fn check(
         config: &RaftConfig,

@@ -81,7 +81,7 @@ fn vote_is_denied_to_a_stale_log_and_granted_to_an_up_to_date_one() {
         !resets_election_timer(&effects),
         "a denied vote does not reset the timer"
     );
-    assert_eq!(n2.voted_for(), None);
+    assert_eq!(n2.server().unwrap().voted_for(), None);
 
     n2.on_message(&mut t.ctx(), N1, vote_request(2, 1, 5));
     let effects = t.take();
@@ -100,7 +100,13 @@ fn vote_is_denied_to_a_stale_log_and_granted_to_an_up_to_date_one() {
         )]
     );
     assert!(resets_election_timer(&effects));
-    assert_eq!((n2.current_term(), n2.voted_for()), (2, Some(N1)));
+    assert_eq!(
+        (
+            n2.server().unwrap().current_term(),
+            n2.server().unwrap().voted_for()
+        ),
+        (2, Some(N1))
+    );
 }
 
 // Goal: one vote per term. Method: nodo-2 votes for nodo-1 in term 2, then nodo-3 asks in term 2
@@ -155,7 +161,7 @@ fn leader_n1(config: &RaftConfig) -> (RaftNode, TestContext<RaftNode>) {
             vote_granted: true,
         },
     );
-    assert_eq!(n1.role(), Role::Leader);
+    assert_eq!(n1.server().unwrap().role(), Role::Leader);
     t.take();
     (n1, t)
 }
@@ -175,7 +181,13 @@ fn leader_steps_down_on_a_higher_term_in_a_request() {
         RaftNote::SteppedDown { from_term: 1, to_term: 3, because: StepDownCause::HigherTerm { kind, .. } }
             if kind == "RequestVote"
     ));
-    assert_eq!((n1.role(), n1.current_term()), (Role::Follower, 3));
+    assert_eq!(
+        (
+            n1.server().unwrap().role(),
+            n1.server().unwrap().current_term()
+        ),
+        (Role::Follower, 3)
+    );
     assert!(effects.contains(&Effect::CancelTimer {
         timer: RaftTimer::Heartbeat
     }));
@@ -200,16 +212,30 @@ fn leader_steps_down_on_a_higher_term_in_a_reply() {
     let reply = RaftMsg::AppendEntriesReply {
         term: 4,
         success: false,
+        match_index: 0,
+        last_log_index: 0,
     };
     let mut config = RaftConfig::lesson();
     let (mut n1, mut t) = leader_n1(&config);
     n1.on_message(&mut t.ctx(), N3, reply.clone());
-    assert_eq!((n1.role(), n1.current_term()), (Role::Follower, 4));
+    assert_eq!(
+        (
+            n1.server().unwrap().role(),
+            n1.server().unwrap().current_term()
+        ),
+        (Role::Follower, 4)
+    );
 
     config.bugs.ignore_higher_term_in_replies = true;
     let (mut n1, mut t) = leader_n1(&config);
     n1.on_message(&mut t.ctx(), N3, reply);
-    assert_eq!((n1.role(), n1.current_term()), (Role::Leader, 1));
+    assert_eq!(
+        (
+            n1.server().unwrap().role(),
+            n1.server().unwrap().current_term()
+        ),
+        (Role::Leader, 1)
+    );
 }
 
 // Goal: a candidate takes office at the first majority and counts late votes. Method: in a
@@ -219,7 +245,8 @@ fn leader_steps_down_on_a_higher_term_in_a_reply() {
 #[test]
 fn candidate_becomes_leader_at_the_first_majority() {
     let names = ["nodo-1", "nodo-2", "nodo-3", "nodo-4", "nodo-5"];
-    let config = RaftConfig::new(names.iter().map(|n| NodeSpec::new(n, 1, 5)).collect());
+    let mut config = RaftConfig::new(names.iter().map(|n| NodeSpec::new(n, 1, 5)).collect());
+    config.replication = false;
     let (mut n1, mut t) = node(&config, N1);
     n1.on_timer(&mut t.ctx(), RaftTimer::Election);
     let effects = t.take();
@@ -239,11 +266,11 @@ fn candidate_becomes_leader_at_the_first_majority() {
         },
     );
     n1.on_message(&mut t.ctx(), NodeId(2), grant(0));
-    assert_eq!(n1.role(), Role::Candidate);
+    assert_eq!(n1.server().unwrap().role(), Role::Candidate);
     t.take();
     n1.on_message(&mut t.ctx(), NodeId(3), grant(1));
     let effects = t.take();
-    assert_eq!(n1.role(), Role::Leader);
+    assert_eq!(n1.server().unwrap().role(), Role::Leader);
     assert_eq!(
         notes(&effects),
         vec![RaftNote::BecameLeader {
@@ -254,11 +281,7 @@ fn candidate_becomes_leader_at_the_first_majority() {
     );
     let heartbeats = sent(&effects);
     assert_eq!(heartbeats.len(), 4);
-    assert!(
-        heartbeats
-            .iter()
-            .all(|(_, m)| *m == RaftMsg::AppendEntries { term: 1 })
-    );
+    assert!(heartbeats.iter().all(|(_, m)| *m == RaftMsg::heartbeat(1)));
     assert!(effects.contains(&Effect::SetTimer {
         timer: RaftTimer::Heartbeat,
         after: Duration::from_millis(50)
@@ -314,7 +337,7 @@ fn heartbeat_keeps_the_vote_unless_the_lesson_slip_is_on() {
         config.bugs.reset_vote_on_heartbeat = slip;
         let (mut n3, mut t) = node(&config, N3);
         n3.on_message(&mut t.ctx(), N1, vote_request(1, 1, 5));
-        n3.on_message(&mut t.ctx(), N1, RaftMsg::AppendEntries { term: 1 });
+        n3.on_message(&mut t.ctx(), N1, RaftMsg::heartbeat(1));
         let effects = t.take();
         assert!(notes(&effects).contains(&RaftNote::Recognised {
             leader: "nodo-1".into(),
@@ -462,6 +485,8 @@ fn adopt_higher_term_on_records() {
             msg: RaftMsg::AppendEntriesReply {
                 term: 4,
                 success: false,
+                match_index: 0,
+                last_log_index: 0,
             },
         },
     );

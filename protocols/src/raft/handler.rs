@@ -1,0 +1,41 @@
+//! What the server and client halves of a Raft node share with the actor that hosts them: its
+//! timers, its commands, and [`Handler`], the actor shape their handlers are written against
+//! (so that `server` and `client` need not name [`crate::raft::node::RaftNode`]).
+
+use crate::raft::msg::RaftMsg;
+use crate::raft::notes::RaftNote;
+use serde::{Deserialize, Serialize};
+use sim_core::{Actor, NodeId};
+
+/// The nodes' timers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RaftTimer {
+    /// The election timeout (followers and candidates).
+    Election,
+    /// Time for the leader's next round of heartbeats.
+    Heartbeat,
+    /// No reply from `peer` to request number `seq` within the RPC timeout.
+    Rpc {
+        /// The peer asked.
+        peer: NodeId,
+        /// The node's request number.
+        seq: u64,
+    },
+    /// A client's request `seq` went unanswered: send it again, to the next server.
+    ClientRetry {
+        /// The request.
+        seq: u64,
+    },
+}
+
+/// What a scenario tells a client to do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RaftCommand {
+    /// Write `key = value` through the leader: `Command("c1", Put("x", "1"))`.
+    Put(String, String),
+}
+
+/// An actor that speaks Raft: the handlers of servers and clients run in its context.
+pub trait Handler: Actor<Msg = RaftMsg, Timer = RaftTimer, Note = RaftNote> {}
+
+impl<A: Actor<Msg = RaftMsg, Timer = RaftTimer, Note = RaftNote>> Handler for A {}

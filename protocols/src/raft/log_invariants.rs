@@ -1,0 +1,284 @@
+//! The log properties of the paper's Figure 3, checked from trace records alone: leader
+//! append-only, log matching, leader completeness and state machine safety.
+//!
+//! Every checker rebuilds the servers' logs from the notes ([`Logs`]: the entries a node
+//! starts with, each entry a leader appends, each change an AppendEntries makes), so `dsim
+//! check` re-runs them on a trace file. Election safety is in [`crate::raft::invariants`].
+
+use crate::raft::log::Entry;
+use crate::raft::node::RaftNode;
+use crate::raft::notes::RaftNote;
+use sim_core::check::hash_memory;
+use sim_core::{Event, Fault, Invariant, Kinds, Record};
+use std::collections::BTreeMap;
+use std::hash::Hasher;
+
+/// The four log invariants.
+pub fn all() -> Vec<Box<dyn Invariant<RaftNode>>> {
+    vec![
+        Box::new(LeaderAppendOnly::default()),
+        Box::new(LogMatching::default()),
+        Box::new(LeaderCompleteness::default()),
+        Box::new(StateMachineSafety::default()),
+    ]
+}
+
+/// Every server's log as the records tell it, and which servers lead (and which term).
+#[derive(Clone, Debug, Default, Hash)]
+pub struct Logs {
+    logs: BTreeMap<String, Vec<Entry>>,
+    leading: BTreeMap<String, u64>,
+}
+
+/// What a record did to the logs.
+enum Change<'a> {
+    /// `node`'s log changed; `dropped` entries were deleted from it first.
+    Log { node: &'a str, dropped: u64 },
+    /// `node` became leader of `term`.
+    Leader { node: &'a str, term: u64 },
+    /// Nothing the logs show.
+    None,
+}
+
+impl Logs {
+    /// The log of `node` (empty if unknown).
+    pub fn of(&self, node: &str) -> &[Entry] {
+        self.logs.get(node).map_or(&[], Vec::as_slice)
+    }
+
+    /// The term `node` leads, if it leads.
+    pub fn leads(&self, node: &str) -> Option<u64> {
+        self.leading.get(node).copied()
+    }
+
+    fn observe<'a>(&mut self, record: &'a Record<RaftNode>) -> Change<'a> {
+        match &record.event {
+            Event::Note { node, note } => match note {
+                RaftNote::Entries { terms } => {
+                    let log = terms.iter().map(|&t| Entry::given(t)).collect();
+                    self.logs.insert(node.to_string(), log);
+                    Change::Log { node, dropped: 0 }
+                }
+                RaftNote::Appended { index, entry } => {
+                    let log = self.logs.entry(node.to_string()).or_default();
+                    log.truncate(index.saturating_sub(1) as usize);
+                    log.push(entry.clone());
+                    Change::Log { node, dropped: 0 }
+                }
+                RaftNote::Stored {
+                    kept,
+                    dropped,
+                    entries,
+                    ..
+                } => {
+                    let log = self.logs.entry(node.to_string()).or_default();
+                    log.truncate(*kept as usize);
+                    log.extend(entries.iter().cloned());
+                    Change::Log {
+                        node,
+                        dropped: *dropped,
+                    }
+                }
+                RaftNote::BecameLeader { term, .. } => {
+                    self.leading.insert(node.to_string(), *term);
+                    Change::Leader { node, term: *term }
+                }
+                RaftNote::SteppedDown { .. } | RaftNote::Started { .. } => {
+                    self.leading.remove(&**node);
+                    Change::None
+                }
+                _ => Change::None,
+            },
+            Event::Fault {
+                fault: Fault::Crash(node),
+            } => {
+                self.leading.remove(&**node);
+                Change::None
+            }
+            _ => Change::None,
+        }
+    }
+}
+
+/// Leader append-only (§5.3): "a leader never overwrites or deletes entries in its log; it
+/// only appends new entries".
+#[derive(Clone, Debug, Default)]
+pub struct LeaderAppendOnly {
+    logs: Logs,
+}
+
+impl Invariant<RaftNode> for LeaderAppendOnly {
+    fn name(&self) -> &'static str {
+        "leader-append-only"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.logs, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE.or(Kinds::FAULT)
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        match self.logs.observe(record) {
+            Change::Log { node, dropped } if dropped > 0 => match self.logs.leads(node) {
+                Some(term) => {
+                    let kept = self.logs.of(node).len() as u64;
+                    Err(format!(
+                        "{node}, leader of term {term}, deleted {dropped} entries of its own \
+                         log after index {kept}"
+                    ))
+                }
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Log matching (§5.3): "if two logs contain an entry with the same index and term, then the
+/// logs are identical in all entries up through the given index".
+#[derive(Clone, Debug, Default)]
+pub struct LogMatching {
+    logs: Logs,
+}
+
+impl Invariant<RaftNode> for LogMatching {
+    fn name(&self) -> &'static str {
+        "log-matching"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.logs, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE.or(Kinds::FAULT)
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let Change::Log { node, .. } = self.logs.observe(record) else {
+            return Ok(());
+        };
+        let mine = self.logs.of(node);
+        for (other, theirs) in &self.logs.logs {
+            if other == node {
+                continue;
+            }
+            if let Some(message) = mismatch(node, mine, other, theirs) {
+                return Err(message);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where two logs break log matching: the highest index with the same term whose prefixes
+/// differ.
+fn mismatch(a: &str, la: &[Entry], b: &str, lb: &[Entry]) -> Option<String> {
+    let shared = la.len().min(lb.len());
+    let same = (0..shared).rev().find(|&k| la[k].term == lb[k].term)?;
+    let differ = (0..=same).find(|&k| la[k] != lb[k])?;
+    Some(format!(
+        "{a} and {b} both hold an entry of term {} at index {}, but their logs differ at index \
+         {}: {} in {a}, {} in {b}",
+        la[same].term,
+        same + 1,
+        differ + 1,
+        la[differ],
+        lb[differ]
+    ))
+}
+
+/// Leader completeness (§5.4): "if a log entry is committed in a given term, then that entry
+/// will be present in the logs of the leaders for all higher-numbered terms".
+#[derive(Clone, Debug, Default)]
+pub struct LeaderCompleteness {
+    logs: Logs,
+    /// Index -> (the entry committed there, the term it was committed in).
+    committed: BTreeMap<u64, (Entry, u64)>,
+}
+
+impl Invariant<RaftNode> for LeaderCompleteness {
+    fn name(&self) -> &'static str {
+        "leader-completeness"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&(&self.logs, &self.committed), state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE.or(Kinds::FAULT)
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        if let Event::Note {
+            node,
+            note: RaftNote::Committed { index, term, .. },
+        } = &record.event
+        {
+            let log = self.logs.of(node);
+            for i in 1..=*index {
+                if let Some(entry) = log.get(i as usize - 1) {
+                    self.committed
+                        .entry(i)
+                        .or_insert_with(|| (entry.clone(), *term));
+                }
+            }
+        }
+        let Change::Leader { node, term } = self.logs.observe(record) else {
+            return Ok(());
+        };
+        let log = self.logs.of(node);
+        for (&index, (entry, in_term)) in &self.committed {
+            if *in_term < term && log.get(index as usize - 1) != Some(entry) {
+                let has = log
+                    .get(index as usize - 1)
+                    .map_or_else(|| "nothing".to_string(), |e| e.to_string());
+                return Err(format!(
+                    "{node} became leader of term {term} without entry {index} ({entry}), \
+                     committed in term {in_term}: its log has {has} there"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// State machine safety (§5.4.3): "if a server has applied a log entry at a given index to
+/// its state machine, no other server will ever apply a different log entry for the same
+/// index".
+#[derive(Clone, Debug, Default)]
+pub struct StateMachineSafety {
+    /// Index -> (the entry first applied there, by whom).
+    applied: BTreeMap<u64, (Entry, String)>,
+}
+
+impl Invariant<RaftNode> for StateMachineSafety {
+    fn name(&self) -> &'static str {
+        "state-machine-safety"
+    }
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.applied, state);
+    }
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        let Event::Note {
+            node,
+            note: RaftNote::Applied { first, entries },
+        } = &record.event
+        else {
+            return Ok(());
+        };
+        for (index, entry) in (*first..).zip(entries) {
+            match self.applied.get(&index) {
+                Some((earlier, by)) if earlier != entry => {
+                    return Err(format!(
+                        "{node} applied {entry} at index {index}, but {by} applied {earlier} there"
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    self.applied
+                        .insert(index, (entry.clone(), node.to_string()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
