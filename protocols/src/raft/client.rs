@@ -30,8 +30,8 @@ pub struct Client {
     /// How many of them are servers (ids `0..servers`).
     servers: usize,
     retry: Duration,
-    /// Writes the scenario asked for and not yet sent.
-    queue: VecDeque<(String, String)>,
+    /// Writes the scenario asked for and not yet sent: (first server, key, value).
+    queue: VecDeque<(Option<NodeId>, String, String)>,
     current: Option<Pending>,
     next_seq: u64,
     /// The server it sends to: the first, until a reply names the leader.
@@ -87,8 +87,17 @@ impl Client {
         ctx: &mut Context<'_, A>,
         command: RaftCommand,
     ) {
-        let RaftCommand::Put(key, value) = command;
-        self.queue.push_back((key, value));
+        let write = match command {
+            RaftCommand::Put(key, value) => (None, key, value),
+            RaftCommand::PutVia(server, key, value) => {
+                let id = self.names[..self.servers]
+                    .iter()
+                    .position(|n| *n == server)
+                    .map(|i| NodeId(i as u32));
+                (id, key, value)
+            }
+        };
+        self.queue.push_back(write);
         if self.current.is_none() {
             self.next(ctx);
         }
@@ -96,9 +105,12 @@ impl Client {
 
     /// Starts the next queued write, if any.
     fn next<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
-        let Some((key, value)) = self.queue.pop_front() else {
+        let Some((via, key, value)) = self.queue.pop_front() else {
             return;
         };
+        if let Some(server) = via {
+            self.target = server;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         ctx.note(RaftNote::Requested {

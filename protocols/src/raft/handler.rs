@@ -31,8 +31,12 @@ pub enum RaftTimer {
 /// What a scenario tells a client to do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RaftCommand {
-    /// Write `key = value` through the leader: `Command("c1", Put("x", "1"))`.
+    /// Write `key = value` through the leader: `Command("c1", Put("x", "1"))`. The client
+    /// sends it to the server it last heard from (the first server at the start).
     Put(String, String),
+    /// The same, sent first to the named server: `Command("c2", PutVia("S5", "x", "2"))`, so
+    /// that a scenario can say which server a client reaches (behind a partition, say).
+    PutVia(String, String, String),
 }
 
 /// An actor that speaks Raft: the handlers of servers and clients run in its context.

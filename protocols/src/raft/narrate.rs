@@ -93,6 +93,7 @@ fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
         | RaftNote::Committed { .. }
         | RaftNote::Applied { .. }
         | RaftNote::SteppedBack { .. }
+        | RaftNote::NotCommitted { .. }
         | RaftNote::Requested { .. }
         | RaftNote::Redirected { .. }
         | RaftNote::Retried { .. }
@@ -145,6 +146,22 @@ fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
             ..
         } => format!("{node} learns from {leader} that entries up to {index} are committed"),
         RaftNote::Applied { first, entries } => applied_line(node, *first, entries, es),
+        RaftNote::NotCommitted {
+            index,
+            entry_term,
+            term,
+        } if es => format!(
+            "{node}: la entrada {index} está en una mayoría, pero es del término {entry_term}, no \
+             del mío ({term}): no la confirmo contando réplicas"
+        ),
+        RaftNote::NotCommitted {
+            index,
+            entry_term,
+            term,
+        } => format!(
+            "{node} does NOT commit entry {index}: a majority holds it, but it is of term \
+             {entry_term}, not of its own term {term}"
+        ),
         RaftNote::SteppedBack {
             follower,
             mismatch_at,

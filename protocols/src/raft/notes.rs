@@ -129,6 +129,16 @@ pub enum RaftNote {
         /// leaderCommit.
         by: Option<String>,
     },
+    /// The rule of §5.4.2 at work: a majority holds entry `index`, but it is of an older term
+    /// than the leader's, so the leader does not commit it by counting replicas.
+    NotCommitted {
+        /// The entry.
+        index: u64,
+        /// Its term.
+        entry_term: u64,
+        /// The leader's term.
+        term: u64,
+    },
     /// Entries `first..` were applied to the state machine, in order, in one step.
     Applied {
         /// The index of the first.

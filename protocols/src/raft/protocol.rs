@@ -129,7 +129,14 @@ impl Protocol for Raft {
     }
 
     fn command_problem(config: &RaftConfig, node: &str, command: &RaftCommand) -> Option<String> {
-        let RaftCommand::Put(..) = command;
+        if let RaftCommand::PutVia(server, ..) = command
+            && !config.nodes.iter().any(|n| n.name == *server)
+        {
+            return Some(format!(
+                "PutVia names \"{server}\", which is not a server; the servers are {}",
+                config.server_names().join(", ")
+            ));
+        }
         if config.clients.iter().any(|c| c == node) {
             None
         } else if config.clients.is_empty() {

@@ -38,6 +38,7 @@ impl Server {
             });
         }
         let next = self.log.last_index() + 1;
+        self.older_held = 0;
         self.next_index = vec![next; self.servers];
         self.match_index = vec![0; self.servers];
         self.match_index[ctx.id().index()] = self.log.last_index();
@@ -202,7 +203,19 @@ impl Server {
         let mut n = self.log.last_index();
         while n > self.commit_index {
             let holders = self.match_index.iter().filter(|&&m| m >= n).count();
-            let own_term = self.log.term_at(n) == Some(self.current_term);
+            let term_at = self.log.term_at(n).unwrap_or(0);
+            let own_term = term_at == self.current_term;
+            if holders >= self.majority() && !own_term && n > self.older_held {
+                // The rule at work: say so once per entry, it is what Figure 8 is about.
+                self.older_held = n;
+                if !self.settings.bugs.commit_old_terms {
+                    ctx.note(RaftNote::NotCommitted {
+                        index: n,
+                        entry_term: term_at,
+                        term: self.current_term,
+                    });
+                }
+            }
             if holders >= self.majority() && (own_term || self.settings.bugs.commit_old_terms) {
                 self.commit_index = n;
                 ctx.note(RaftNote::Committed {

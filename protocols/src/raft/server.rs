@@ -112,6 +112,9 @@ pub struct Server {
     /// replication).
     pub(crate) next_index: Vec<u64>,
     pub(crate) match_index: Vec<u64>,
+    /// The highest entry of an older term the leader has seen held by a majority (and so
+    /// noted as not committed by counting).
+    pub(crate) older_held: u64,
     awaiting: BTreeMap<NodeId, Awaiting>,
     next_seq: u64,
     /// When this node last became leader, and when it stopped leading (`None`: it still
@@ -144,6 +147,7 @@ impl Server {
             kv: Kv::default(),
             next_index: Vec::new(),
             match_index: Vec::new(),
+            older_held: 0,
             awaiting: BTreeMap::new(),
             next_seq: 0,
             led: Led(None),
