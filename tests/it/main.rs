@@ -36,6 +36,7 @@ mod kinds;
 mod lease;
 mod pbft;
 mod properties;
+mod raft_log;
 mod ring;
 mod seeds;
 mod support;

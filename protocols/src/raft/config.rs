@@ -590,4 +590,43 @@ mod tests {
         );
         assert!(validate(&RaftConfig::lesson()).is_empty());
     }
+
+    // Goal: replication configs that cannot run are refused with a fix. Method: clients in
+    // the election-only model, a client named like a server, logs that break log matching, a
+    // term below the log's, a log too long. Proves: one problem each, saying what to change.
+    #[test]
+    fn validate_reports_impossible_replication_configs() {
+        let mut config = RaftConfig::new(vec![
+            NodeSpec::with_entries("s1", &[1, 1, 2]),
+            NodeSpec::with_entries("s2", &[1, 2, 2]),
+            NodeSpec {
+                term: 1,
+                ..NodeSpec::with_entries("s3", &[1, 3])
+            },
+        ]);
+        config.clients = vec!["c1".into(), "s1".into()];
+        config.replication = false;
+        let problems = validate(&config);
+        let text: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(problems.len(), 4, "{text:#?}");
+        assert!(text.iter().any(|m| m.contains("drop `replication: false`")));
+        assert!(text.iter().any(|m| m.contains("\"s1\" is used twice")));
+        assert!(
+            text.iter()
+                .any(|m| m.contains("both hold an entry of term 2 at index 3"))
+        );
+        assert!(
+            text.iter()
+                .any(|m| m.contains("starts at term 1 with an entry of term 3"))
+        );
+        let long = RaftConfig::new(vec![NodeSpec::new("s1", 1, MAX_LOG + 1)]);
+        let problems = validate(&long);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.message.contains("more than 10000 entries")),
+            "{problems:?}"
+        );
+        assert_eq!(long.nodes[0].initial_log().last_index(), MAX_LOG);
+    }
 }

@@ -72,6 +72,8 @@ pub mod replicate;
 pub mod server;
 
 #[cfg(test)]
+mod replicate_tests;
+#[cfg(test)]
 mod tests;
 
 pub use config::{Bugs, NodeSpec, RaftConfig};
