@@ -4,8 +4,10 @@
 //!
 //! Each size is an ordinary scenario (written here as text and loaded like a file, so the same
 //! checks apply) run on a healthy network with one correct leader: PBFT's normal case with one
-//! client's requests, and single-decree Paxos with one proposer, whose phase 2 is what a stable
-//! Multi-Paxos leader pays per decision (phase 1 is paid once per leader). The sends of each
+//! client's requests, single-decree Paxos with one proposer, whose phase 2 is what a stable
+//! Multi-Paxos leader pays per decision (phase 1 is paid once per leader), and Raft log
+//! replication with one client's writes, heartbeats far apart so that none falls between them
+//! (heartbeats are what an idle leader pays, per period, not per entry). The sends of each
 //! message kind are counted from the run's records; a run that does not decide everything it
 //! was given is an error, not a row.
 
@@ -13,6 +15,7 @@ use crate::load::load;
 use crate::run::build;
 use protocols::paxos::{Paxos, PaxosNote};
 use protocols::pbft::Pbft;
+use protocols::raft::Raft;
 use sim_core::{Actor, Event, Message, Protocol, Record, TraceMode};
 use std::collections::BTreeMap;
 
@@ -48,6 +51,9 @@ pub const PBFT_OTHER: &[&str] = &["Request", "Reply", "Checkpoint"];
 pub const PAXOS_PHASE_2: &[&str] = &["Accept", "Accepted"];
 /// Paxos's phase 1: paid once per leader.
 pub const PAXOS_PHASE_1: &[&str] = &["Prepare", "Promise"];
+/// Raft's replication: AppendEntries carrying entries and the replies to them (counted apart
+/// from heartbeats, which carry none).
+pub const RAFT_REPLICATION: &[&str] = &["AppendEntries with entries", "their replies"];
 
 /// The largest N a table may ask for (PBFT's limit of 64 nodes, with one client).
 pub const MAX_N: usize = 63;
@@ -166,14 +172,58 @@ pub fn paxos(n: usize) -> Result<Cost, String> {
     })
 }
 
+/// Raft log replication with `n` servers (f = (n - 1) / 2) and one client writing `writes`
+/// times in a row through the leader.
+pub fn raft(n: usize, writes: u64) -> Result<Cost, String> {
+    if !(1..=MAX_N).contains(&n) {
+        return Err(format!("Raft needs 1 to {MAX_N} servers, not {n}"));
+    }
+    if !(1..=MAX_REQUESTS).contains(&writes) {
+        return Err(format!("1 to {MAX_REQUESTS} writes, not {writes}"));
+    }
+    let steps: String = (0..writes)
+        .map(|i| format!("At(10, Command(\"c1\", Put(\"k{i}\", \"{i}\"))), "))
+        .collect();
+    let source = format!(
+        "Scenario(description: \"cost: Raft N={n}\", protocol: \"raft\", \
+         config: (nodes: [{}], clients: [\"c1\"], election_timeout_ms: (60000, 60000), \
+         heartbeat_ms: 30000, first_deadline_ms: {{\"s1\": 1}}), \
+         network: (latency: Fixed(1)), timeline: [{steps}], stop: (max_time_ms: 20000))",
+        (1..=n)
+            .map(|i| format!("(name: \"s{i}\")"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let name = format!("raft N={n}");
+    let (_, records, _) = count_sends::<Raft>(&name, &source)?;
+    let figures = protocols::raft::replication_measure::replication(&records);
+    if figures.acknowledged != writes || figures.committed != writes {
+        return Err(format!(
+            "{name}: {} of {writes} writes committed and answered",
+            figures.acknowledged
+        ));
+    }
+    let replies = figures.messages / 2;
+    Ok(Cost {
+        n,
+        f: (n - 1) / 2,
+        decisions: writes,
+        sent: BTreeMap::from([
+            (RAFT_REPLICATION[0], figures.messages - replies),
+            (RAFT_REPLICATION[1], replies),
+        ]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The counts are the protocols' own arithmetic: PBFT's primary pre-prepares to N - 1
     /// backups, each backup prepares to the N - 1 others, every replica commits to the N - 1
-    /// others; Paxos's proposer sends N accepts and gets N accepted. So PBFT's agreement costs
-    /// 2N (N - 1) messages a request, quadratic, and Paxos's phase 2 2N, linear.
+    /// others; Paxos's proposer sends N accepts and gets N accepted; Raft's leader sends each
+    /// entry to N - 1 followers and gets N - 1 replies. So PBFT's agreement costs 2N (N - 1)
+    /// messages a request, quadratic, Paxos's phase 2 2N and Raft's 2(N - 1), linear.
     #[test]
     fn counted_messages_follow_each_protocols_arithmetic() {
         for n in [4, 7, 10] {
@@ -186,7 +236,14 @@ mod tests {
             let paxos = paxos(n).unwrap();
             assert_eq!(paxos.per_decision(PAXOS_PHASE_2), 2.0 * n as f64, "N={n}");
             assert_eq!(paxos.per_decision(PAXOS_PHASE_1), 2.0 * n as f64, "N={n}");
+            let raft = raft(n, 4).unwrap();
+            assert_eq!(
+                raft.per_decision(RAFT_REPLICATION),
+                2.0 * (n - 1) as f64,
+                "N={n}"
+            );
         }
+        assert!(raft(0, 1).is_err());
         assert!(pbft(3, 1).is_err());
         assert!(pbft(4, 0).is_err());
         assert!(paxos(0).is_err());

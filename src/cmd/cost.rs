@@ -1,4 +1,4 @@
-//! `dsim cost`: messages per decision for PBFT and Paxos at several cluster sizes, counted from
+//! `dsim cost`: messages per decision for PBFT, Paxos and Raft at several cluster sizes, counted from
 //! runs (the course's comparison table, measured). The runs and counts live in
 //! `scenarios::cost`; this prints them as a table, JSON or an SVG plot.
 
@@ -6,7 +6,9 @@ use crate::cmd::ring::svg::{Chart, Series};
 use crate::exit::{CliError, OK};
 use crate::flags::parse_lang;
 use crate::output::out;
-use scenarios::cost::{self, Cost, PAXOS_PHASE_1, PAXOS_PHASE_2, PBFT_AGREEMENT, PBFT_OTHER};
+use scenarios::cost::{
+    self, Cost, PAXOS_PHASE_1, PAXOS_PHASE_2, PBFT_AGREEMENT, PBFT_OTHER, RAFT_REPLICATION,
+};
 use std::path::PathBuf;
 use traces::Lang;
 
@@ -14,12 +16,14 @@ use traces::Lang;
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = "\
 Each size is run as an ordinary scenario on a healthy network with one correct leader: PBFT's
-normal case (f = (N-1)/3, one client's requests in a row) and single-decree Paxos with one
-proposer (f = (N-1)/2). The sends of every message kind are counted from the run's records and
-divided by the decisions made. PBFT's agreement (pre-prepare, prepare, commit) is 2N(N-1)
-messages a request: O(N^2). Paxos's phase 2 (accept, accepted) is 2N a decision: O(N), what a
-stable Multi-Paxos leader pays; phase 1 is paid once per leader and shown apart. Raft's
-AppendEntries per entry (also O(N)) joins the table when Raft replicates logs.
+normal case (f = (N-1)/3, one client's requests in a row), single-decree Paxos with one
+proposer (f = (N-1)/2) and Raft log replication with one client's writes in a row (f =
+(N-1)/2). The sends of every message kind are counted from the run's records and divided by the
+decisions made. PBFT's agreement (pre-prepare, prepare, commit) is 2N(N-1) messages a request:
+O(N^2). Paxos's phase 2 (accept, accepted) is 2N a decision: O(N), what a stable Multi-Paxos
+leader pays; phase 1 is paid once per leader and not in the table. Raft's AppendEntries that
+carry the entry and their replies are 2(N-1) an entry: O(N) (heartbeats, paid per period by an
+idle leader, are left out).
 
 Examples:
   dsim cost
@@ -29,7 +33,8 @@ pub struct CostArgs {
     /// Cluster sizes N (PBFT replicas and Paxos acceptors), comma-separated, each 4 to 63.
     #[arg(long, value_delimiter = ',', default_value = "4,7,10,13,16")]
     pub sizes: Vec<usize>,
-    /// Requests the PBFT client sends (checkpoints, every 4, are spread over them).
+    /// Requests the PBFT client sends (checkpoints, every 4, are spread over them), and the
+    /// writes of the Raft client.
     #[arg(long, default_value_t = 8)]
     pub requests: u64,
     /// Language of the table: `en` (default) or `es`.
@@ -53,6 +58,8 @@ struct Row {
     paxos: Cost,
     paxos_phase_2_per_decision: f64,
     paxos_phase_1_per_leader: f64,
+    raft: Cost,
+    raft_replication_per_entry: f64,
 }
 
 /// The most sizes one table may ask for.
@@ -69,7 +76,10 @@ pub fn run(args: CostArgs) -> Result<u8, CliError> {
     for &n in &args.sizes {
         let pbft = cost::pbft(n, args.requests).map_err(CliError::bad_input)?;
         let paxos = cost::paxos(n).map_err(CliError::bad_input)?;
+        let raft = cost::raft(n, args.requests).map_err(CliError::bad_input)?;
         rows.push(Row {
+            raft_replication_per_entry: raft.per_decision(RAFT_REPLICATION),
+            raft,
             n,
             pbft_agreement_per_request: pbft.per_decision(PBFT_AGREEMENT),
             pbft_other_per_request: pbft.per_decision(PBFT_OTHER),
@@ -95,28 +105,32 @@ pub fn run(args: CostArgs) -> Result<u8, CliError> {
 
 fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
     let es = lang == Lang::Es;
-    let (title, pbft, paxos, other, phase1) = if es {
+    let (title, pbft, paxos, raft, other, phase1, replies) = if es {
         (
             "Mensajes por decisión (régimen estable), contados en ejecuciones sin fallos:",
             "PBFT, por petición",
             "Paxos con líder estable, por decisión",
+            "Raft, por entrada",
             "otros",
             "fase 1",
+            "respuestas",
         )
     } else {
         (
             "Messages per decision (stable regime), counted from runs on a healthy network:",
             "PBFT, per request",
             "Paxos with a stable leader, per decision",
+            "Raft, per entry",
             "others",
             "phase 1",
+            "replies",
         )
     };
     out!("{title}");
     out!();
-    out!("{:>4}   {pbft:<57}   {paxos}", "");
+    out!("{:>4}   {pbft:<57}   {paxos:<40}   {raft}", "");
     out!(
-        "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8}",
+        "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8}   {:>2} {:>13} {:>10} {:>6} {:>8}",
         "N",
         "f",
         "pre-prepare",
@@ -129,14 +143,20 @@ fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
         "accept",
         "accepted",
         "total",
+        "total/N",
+        "f",
+        "AppendEntries",
+        replies,
+        "total",
         "total/N"
     );
     for r in rows {
         let pbft = |kind: &str| fmt(r.pbft.sent[kind] as f64 / r.pbft.decisions as f64);
         let paxos = |kind: &str| fmt(r.paxos.sent[kind] as f64 / r.paxos.decisions as f64);
+        let raft = |kind: &str| fmt(r.raft.sent[kind] as f64 / r.raft.decisions as f64);
         let n = r.n as f64;
         out!(
-            "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8.2} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8.2}",
+            "{:>4}   {:>2} {:>11} {:>8} {:>7} {:>6} {:>8.2} {:>7}   {:>2} {:>6} {:>8} {:>6} {:>8.2}   {:>2} {:>13} {:>10} {:>6} {:>8.2}",
             r.n,
             r.pbft.f,
             pbft("PrePrepare"),
@@ -150,6 +170,11 @@ fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
             paxos("Accepted"),
             fmt(r.paxos_phase_2_per_decision),
             r.paxos_phase_2_per_decision / n,
+            r.raft.f,
+            raft(RAFT_REPLICATION[0]),
+            raft(RAFT_REPLICATION[1]),
+            fmt(r.raft_replication_per_entry),
+            r.raft_replication_per_entry / n,
         );
     }
     out!();
@@ -162,6 +187,10 @@ fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
             "prepare y promise, 2N más, se paga una vez por líder). \"{other}\": la petición del cliente,"
         );
         out!("las respuestas y los checkpoints (uno cada 4 peticiones), repartidos por petición.");
+        out!("Raft: el líder envía cada entrada a N-1 seguidores y recibe N-1 respuestas, 2(N-1),");
+        out!(
+            "O(N); los latidos, que un líder ocioso paga por periodo y no por entrada, no cuentan."
+        );
     } else {
         out!("PBFT: 2N(N-1) agreement messages a request, O(N²), each one signed; its total/N²");
         out!(
@@ -169,6 +198,10 @@ fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
         );
         out!("promise, 2N more, is paid once per leader). \"{other}\": the client's request, the");
         out!("replies and the checkpoints (one every 4 requests), spread over the requests.");
+        out!("Raft: the leader sends each entry to N-1 followers and gets N-1 replies, 2(N-1),");
+        out!(
+            "O(N); heartbeats, which an idle leader pays per period and not per entry, are left out."
+        );
     }
     Ok(())
 }
@@ -187,14 +220,14 @@ fn chart(rows: &[Row], lang: Lang) -> Chart {
     let point = |f: fn(&Row) -> f64| move |r: &Row| (r.n as f64, f(r));
     Chart {
         title: if es {
-            "mensajes por decisión: PBFT O(N²), Paxos O(N)".into()
+            "mensajes por decisión: PBFT O(N²), Paxos y Raft O(N)".into()
         } else {
-            "messages per decision: PBFT O(N²), Paxos O(N)".into()
+            "messages per decision: PBFT O(N²), Paxos and Raft O(N)".into()
         },
         x_label: if es {
-            "N (réplicas, aceptadores)".into()
+            "N (réplicas, aceptadores, servidores)".into()
         } else {
-            "N (replicas, acceptors)".into()
+            "N (replicas, acceptors, servers)".into()
         },
         y_label: if es {
             "mensajes por decisión".into()
@@ -218,6 +251,12 @@ fn chart(rows: &[Row], lang: Lang) -> Chart {
                 if es { "Paxos fase 2" } else { "Paxos phase 2" },
                 rows,
                 point(|r| r.paxos_phase_2_per_decision),
+                false,
+            ),
+            Series::of(
+                "Raft AppendEntries",
+                rows,
+                point(|r| r.raft_replication_per_entry),
                 false,
             ),
         ],

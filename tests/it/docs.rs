@@ -53,6 +53,7 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim explore search/pbft-byzantine-backup --bug",
     "dsim run lease/exercise-3 --set 'bugs=(unchecked_refresh: true)'",
     "dsim explore search/lease-election --crashes 1 --partitions 1 --window-ms 20000 --bug",
+    "dsim explore search/raft-replication --crashes 2 --partitions 3 --window-ms 2000 --bug",
 ];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and

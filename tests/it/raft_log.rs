@@ -34,10 +34,10 @@ fn explore(seeds: &str, bug: Option<&str>, extra: &[&str]) -> (Option<i32>, Vec<
 /// none under the same faults. Method: `dsim explore search/raft-replication` with two crashes
 /// and three partitions per seed; each knob over a seed range known to hold a schedule that
 /// shows it (Figure 8 needs a rare one: three leader changes with uncommitted entries), the
-/// correct protocol over 2,000 seeds. Proves: commit_old_terms and truncate_on_every_append
+/// correct protocol over 10,000 seeds (the acceptance figure). Proves: commit_old_terms and truncate_on_every_append
 /// break leader-completeness, skip_prev_log_check state-machine-safety (and log-matching, with
 /// --keep-going), leader_drops_uncommitted leader-append-only; each counterexample replays;
-/// the control finds nothing (exit 0).
+/// the control finds nothing in 10,000 schedules (exit 0).
 #[test]
 fn each_replication_knob_breaks_its_invariant_and_correct_raft_none() {
     let cases = [
@@ -53,15 +53,6 @@ fn each_replication_knob_breaks_its_invariant_and_correct_raft_none() {
     }
     let (_, found) = explore("0..1000", Some("skip_prev_log_check"), &["--keep-going"]);
     assert!(found.iter().any(|f| f == "log-matching"), "{found:?}");
-    assert_eq!(explore("0..2000", None, &[]), (Some(0), Vec::new()));
-}
-
-/// Goal: the acceptance figure, 10,000 schedules with no broken invariant. Method: the control
-/// of the test above over seeds 0..10000 (about 3 s in a release build, longer in debug, hence
-/// ignored). Proves: correct Raft keeps election safety and Figure 3's log properties in all.
-#[test]
-#[ignore = "10,000 schedules: run with --ignored"]
-fn correct_raft_keeps_every_log_property_in_10000_schedules() {
     assert_eq!(explore("0..10000", None, &[]), (Some(0), Vec::new()));
 }
 

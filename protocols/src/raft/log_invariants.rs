@@ -31,7 +31,7 @@ pub struct Logs {
 }
 
 /// What a record did to the logs.
-enum Change<'a> {
+pub(crate) enum Change<'a> {
     /// `node`'s log changed; `dropped` entries were deleted from it first.
     Log { node: &'a str, dropped: u64 },
     /// `node` became leader of `term`.
@@ -51,7 +51,7 @@ impl Logs {
         self.leading.get(node).copied()
     }
 
-    fn observe<'a>(&mut self, record: &'a Record<RaftNode>) -> Change<'a> {
+    pub(crate) fn observe<'a>(&mut self, record: &'a Record<RaftNode>) -> Change<'a> {
         match &record.event {
             Event::Note { node, note } => match note {
                 RaftNote::Entries { terms } => {

@@ -51,7 +51,7 @@
 //! Module map: [`msg`] (RPCs), [`log`] (entries and the up-to-date order), [`node`] (the actor:
 //! a server or a client), [`server`] (election), [`replicate`] (replication and commit),
 //! [`client`], [`handler`] (timers, commands), [`kv`] (the state machine), [`notes`] (facts for checkers), [`invariants`] and
-//! [`log_invariants`], [`config`], [`expect`], [`narrate`], [`measure`]; [`Raft`] plugs it all
+//! [`log_invariants`], [`config`], [`expect`], [`narrate`], [`measure`] and [`replication_measure`]; [`Raft`] plugs it all
 //! into scenarios.
 
 pub mod client;
@@ -69,6 +69,7 @@ pub mod node;
 pub mod notes;
 pub mod protocol;
 pub mod replicate;
+pub mod replication_measure;
 pub mod server;
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use traces::{Lang, Measure, Story};
 use crate::raft::config::{self, RaftConfig};
 use crate::raft::expect::{self, RaftExpect};
 use crate::raft::node::{RaftCommand, RaftNode};
-use crate::raft::{invariants, log_invariants, measure, narrate};
+use crate::raft::{invariants, log_invariants, measure, narrate, replication_measure};
 
 /// Raft as scenarios see it.
 pub struct Raft;
@@ -169,9 +169,13 @@ impl Story for Raft {
         narrate::narrate(record, lang)
     }
     fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
-        measure::measures(records)
+        let mut all = measure::measures(records);
+        all.extend(replication_measure::measures(records));
+        all
     }
     fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
-        measure::summary(records, lang)
+        let mut all = measure::summary(records, lang);
+        all.extend(replication_measure::summary(records, lang));
+        all
     }
 }
