@@ -21,7 +21,7 @@ pub struct Replication {
     pub waited_ns: u64,
     /// AppendEntries carrying entries, and the replies to them.
     pub messages: u64,
-    /// Entries leaders appended and then committed while still leading that term.
+    /// Client entries committed (each index once, with what was first committed there).
     pub committed: u64,
     /// Committed entries later deleted from a log and replaced by a different one.
     pub committed_lost: u64,
@@ -46,9 +46,6 @@ pub fn replication(records: &[Record<RaftNode>]) -> Replication {
     // Message ids of AppendEntries carrying entries, and (node, step) of their deliveries.
     let mut carrying: BTreeSet<u64> = BTreeSet::new();
     let mut answering: Option<(&str, u64)> = None;
-    // Entries appended by (leader, term), by index; and each leader's commit index per term.
-    let mut appended: BTreeMap<(&str, u64), BTreeSet<u64>> = BTreeMap::new();
-    let mut commits: BTreeMap<(&str, u64), u64> = BTreeMap::new();
     let mut committed: BTreeMap<u64, Entry> = BTreeMap::new();
     let mut lost: BTreeSet<u64> = BTreeSet::new();
     for r in records {
@@ -85,17 +82,7 @@ pub fn replication(records: &[Record<RaftNode>]) -> Replication {
                         f.waited_ns += r.time.saturating_since(at).as_nanos();
                     }
                 }
-                RaftNote::Appended { index, entry } => {
-                    appended
-                        .entry((node, entry.term))
-                        .or_default()
-                        .insert(*index);
-                }
-                RaftNote::Committed { index, term, by } => {
-                    if by.is_none() {
-                        let best = commits.entry((node, *term)).or_default();
-                        *best = (*best).max(*index);
-                    }
+                RaftNote::Committed { index, .. } => {
                     for (i, entry) in (1..=*index).zip(logs.of(node)) {
                         committed.entry(i).or_insert_with(|| entry.clone());
                     }
@@ -119,13 +106,7 @@ pub fn replication(records: &[Record<RaftNode>]) -> Replication {
             _ => {}
         }
     }
-    f.committed = appended
-        .iter()
-        .map(|(key, indexes)| {
-            let upto = commits.get(key).copied().unwrap_or(0);
-            indexes.iter().filter(|&&i| i <= upto).count() as u64
-        })
-        .sum();
+    f.committed = committed.values().filter(|e| e.write.is_some()).count() as u64;
     f.committed_lost = lost.len() as u64;
     f
 }
@@ -186,15 +167,19 @@ pub fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
             )
         } else {
             format!(
-                "{per} replication messages per committed entry ({} messages, {} entries)",
-                f.messages, f.committed
+                "{per} replication messages per committed entry ({} messages, {} {})",
+                f.messages,
+                f.committed,
+                if f.committed == 1 { "entry" } else { "entries" }
             )
         });
     }
     out.push(match (f.committed_lost, es) {
         (0, false) => "no committed entry was lost".to_string(),
         (0, true) => "ninguna entrada confirmada se perdió".to_string(),
+        (1, false) => "1 committed entry was overwritten (lost)".to_string(),
         (n, false) => format!("{n} committed entries were overwritten (lost)"),
+        (1, true) => "1 entrada confirmada se sobreescribió (perdida)".to_string(),
         (n, true) => format!("{n} entradas confirmadas se sobreescribieron (perdidas)"),
     });
     out
