@@ -92,7 +92,9 @@ pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entries: Vec<u64>,
     /// currentTerm at start: the durable term the node had reached before the scenario
-    /// begins (at least its last entry's term). Default 0.
+    /// begins. Default: with replication, the highest term of any entry given to any node (a
+    /// lower one could let it lead a term whose entries others already hold); without, 0 (the
+    /// lesson's, whose logs hold entries of term 1 and whose first election is term 1).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub term: u64,
     /// This node's own election timeout range, in place of the cluster's: how a scenario
@@ -225,6 +227,24 @@ impl RaftConfig {
             .map(|n| n.name.clone())
             .chain(self.clients.iter().cloned())
             .collect()
+    }
+
+    /// The highest term of any entry the config gives any node (0 if none).
+    pub fn highest_given_term(&self) -> u64 {
+        self.nodes
+            .iter()
+            .map(|n| n.entries.last().copied().unwrap_or(n.log.term))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The currentTerm node `spec` starts at (see [`NodeSpec::term`]).
+    pub fn start_term(&self, spec: &NodeSpec) -> u64 {
+        if self.replication {
+            spec.term.max(self.highest_given_term())
+        } else {
+            spec.term
+        }
     }
 
     /// The servers' names, in `NodeId` order (they come first).
@@ -415,13 +435,24 @@ fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
             );
         }
         let last = node.initial_log().last();
-        if node.term != 0 && node.term < last.term {
+        let floor = if config.replication {
+            config.highest_given_term()
+        } else {
+            last.term
+        };
+        if node.term != 0 && node.term < floor {
+            let why = if config.replication {
+                "with replication every node starts at least at the highest term of any given \
+                 entry, or it could lead a term whose entries others already hold"
+            } else {
+                "a node has seen at least the term of every entry it holds"
+            };
             problem(
                 Some(format!("\"{}\"", node.name)),
                 format!(
-                    "node \"{}\" starts at term {} with an entry of term {}: a node has seen \
-                     at least the term of every entry it holds; give term: {} or more",
-                    node.name, node.term, last.term, last.term
+                    "node \"{}\" starts at term {} below term {floor}: {why}; give term: {floor} \
+                     or more, or leave it out",
+                    node.name, node.term
                 ),
             );
         }
@@ -617,7 +648,7 @@ mod tests {
         );
         assert!(
             text.iter()
-                .any(|m| m.contains("starts at term 1 with an entry of term 3"))
+                .any(|m| m.contains("starts at term 1 below term 3"))
         );
         let long = RaftConfig::new(vec![NodeSpec::new("s1", 1, MAX_LOG + 1)]);
         let problems = validate(&long);

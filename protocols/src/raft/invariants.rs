@@ -7,6 +7,7 @@
 //! Liveness, when the scenario gives a bound: a leader is in office soon after faults stop.
 
 use crate::raft::log::LastEntry;
+use crate::raft::log_invariants::{Change, Logs};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
 use sim_core::check::hash_memory;
@@ -251,10 +252,14 @@ impl AdoptHigherTerm {
 }
 
 /// No stale leader: a leader's log is at least as up to date as the logs of a majority of the
-/// cluster (itself included), judged from the `Log` notes every node publishes at start.
+/// cluster (itself included), judged from the `Log` notes every node publishes at start and,
+/// with replication, from every change to a log since (its voters' logs cannot have moved
+/// ahead of it between their votes and its election: only a leader of that term could write
+/// to them).
 #[derive(Clone, Debug, Default)]
 pub struct LeaderLogUpToDate {
     logs: BTreeMap<String, LastEntry>,
+    entries: Logs,
 }
 
 impl Invariant<RaftNode> for LeaderLogUpToDate {
@@ -265,6 +270,14 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
         Kinds::NOTE
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+        if let Change::Log { node, .. } = self.entries.observe(record) {
+            let log = self.entries.of(node);
+            let last = LastEntry {
+                term: log.last().map_or(0, |e| e.term),
+                index: log.len() as u64,
+            };
+            self.logs.insert(node.to_string(), last);
+        }
         match note(record) {
             Some((
                 node,

@@ -27,7 +27,7 @@ pub fn all() -> Vec<Box<dyn Invariant<RaftNode>>> {
 #[derive(Clone, Debug, Default, Hash)]
 pub struct Logs {
     logs: BTreeMap<String, Vec<Entry>>,
-    leading: BTreeMap<String, u64>,
+    pub(crate) leading: BTreeMap<String, u64>,
 }
 
 /// What a record did to the logs.
@@ -210,27 +210,48 @@ impl Invariant<RaftNode> for LeaderCompleteness {
             note: RaftNote::Committed { index, term, .. },
         } = &record.event
         {
-            let log = self.logs.of(node);
-            for i in 1..=*index {
-                if let Some(entry) = log.get(i as usize - 1) {
-                    self.committed
-                        .entry(i)
-                        .or_insert_with(|| (entry.clone(), *term));
+            let mut newly = Vec::new();
+            for (i, entry) in (1..=*index).zip(self.logs.of(node)) {
+                if let std::collections::btree_map::Entry::Vacant(slot) = self.committed.entry(i) {
+                    slot.insert((entry.clone(), *term));
+                    newly.push(i);
                 }
+            }
+            // A leader of a higher term already in office must hold what is committed now.
+            let leaders: Vec<(String, u64)> = self
+                .logs
+                .leading
+                .iter()
+                .filter(|(_, t)| **t > *term)
+                .map(|(n, t)| (n.clone(), *t))
+                .collect();
+            for (leader, leads) in leaders {
+                self.holds_committed(&leader, leads, &newly)?;
             }
         }
         let Change::Leader { node, term } = self.logs.observe(record) else {
             return Ok(());
         };
+        let all: Vec<u64> = self.committed.keys().copied().collect();
+        self.holds_committed(node, term, &all)
+    }
+}
+
+impl LeaderCompleteness {
+    /// Whether `node`, leader of `term`, holds the committed entries at `indexes` that were
+    /// committed in a lower term.
+    fn holds_committed(&self, node: &str, term: u64, indexes: &[u64]) -> Result<(), String> {
         let log = self.logs.of(node);
-        for (&index, (entry, in_term)) in &self.committed {
-            if *in_term < term && log.get(index as usize - 1) != Some(entry) {
-                let has = log
-                    .get(index as usize - 1)
-                    .map_or_else(|| "nothing".to_string(), |e| e.to_string());
+        for index in indexes {
+            let Some((entry, in_term)) = self.committed.get(index) else {
+                continue;
+            };
+            let at = usize::try_from(index - 1).ok().and_then(|i| log.get(i));
+            if *in_term < term && at != Some(entry) {
+                let has = at.map_or_else(|| "nothing".to_string(), |e| e.to_string());
                 return Err(format!(
-                    "{node} became leader of term {term} without entry {index} ({entry}), \
-                     committed in term {in_term}: its log has {has} there"
+                    "{node}, leader of term {term}, lacks entry {index} ({entry}), committed in \
+                     term {in_term}: its log has {has} there"
                 ));
             }
         }

@@ -73,8 +73,6 @@ pub mod replication_measure;
 pub mod server;
 
 #[cfg(test)]
-mod replicate_tests;
-#[cfg(test)]
 mod tests;
 
 pub use config::{Bugs, NodeSpec, RaftConfig};

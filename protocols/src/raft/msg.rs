@@ -66,6 +66,10 @@ pub enum RaftMsg {
         /// the end of a short log in one step.
         #[serde(default, skip_serializing_if = "is_zero")]
         last_log_index: u64,
+        /// On a mismatch, the prevLogIndex that did not match, so that the leader can tell a
+        /// late or duplicated refusal from the answer to its latest request.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        rejected: u64,
     },
     /// A client asks a server to write `key = value`; request `seq` of that client.
     ClientRequest {

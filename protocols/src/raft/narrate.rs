@@ -245,7 +245,7 @@ fn entry_es(entry: &Entry) -> String {
 
 /// Entries `first..=last` in words: `entry 3 (t2 x=1 (c1#1))` or `entries 3-5`.
 fn span(first: u64, entries: &[Entry], es: bool) -> String {
-    let last = first + entries.len() as u64 - 1;
+    let last = first.saturating_add(entries.len() as u64).saturating_sub(1);
     match (entries, es) {
         ([one], true) => format!("la entrada {first} ({})", entry_es(one)),
         ([one], false) => format!("entry {first} ({one})"),
@@ -264,10 +264,18 @@ fn stored_line(
 ) -> String {
     let deleted = match (dropped, es) {
         (0, _) => String::new(),
-        (1, true) => format!("borro la entrada {} ", kept + 1),
-        (d, true) => format!("borro las entradas {} a {} ", kept + 1, kept + d),
-        (1, false) => format!("deletes entry {} ", kept + 1),
-        (d, false) => format!("deletes entries {}-{} ", kept + 1, kept + d),
+        (1, true) => format!("borro la entrada {} ", kept.saturating_add(1)),
+        (d, true) => format!(
+            "borro las entradas {} a {} ",
+            kept.saturating_add(1),
+            kept.saturating_add(d)
+        ),
+        (1, false) => format!("deletes entry {} ", kept.saturating_add(1)),
+        (d, false) => format!(
+            "deletes entries {}-{} ",
+            kept.saturating_add(1),
+            kept.saturating_add(d)
+        ),
     };
     match (entries.is_empty(), dropped > 0, es) {
         (true, _, true) => {
@@ -276,7 +284,7 @@ fn stored_line(
         (true, _, false) => format!("{node} {deleted}of its own log, which were not committed"),
         (false, true, true) => format!(
             "{node}: {deleted}(no casan con el log de {leader}, que es la verdad) y guardo {}",
-            span(kept + 1, entries, true)
+            span(kept.saturating_add(1), entries, true)
         ),
         (false, true, false) => format!(
             "{node} {deleted}({} with {leader}'s log) and stores {}",
@@ -285,18 +293,18 @@ fn stored_line(
             } else {
                 "they conflict"
             },
-            span(kept + 1, entries, false)
+            span(kept.saturating_add(1), entries, false)
         ),
         (false, false, true) => {
             format!(
                 "{node}: guardo {} de {leader}",
-                span(kept + 1, entries, true)
+                span(kept.saturating_add(1), entries, true)
             )
         }
         (false, false, false) => {
             format!(
                 "{node} stores {} from {leader}",
-                span(kept + 1, entries, false)
+                span(kept.saturating_add(1), entries, false)
             )
         }
     }

@@ -85,6 +85,7 @@ impl Server {
                 success: false,
                 match_index: 0,
                 last_log_index: self.log.last_index(),
+                rejected: prev_log_index,
             };
         }
         // With the check skipped, a short log gets the entries at its end, whatever their
@@ -126,6 +127,7 @@ impl Server {
             success: true,
             match_index: covered,
             last_log_index: 0,
+            rejected: 0,
         }
     }
 
@@ -158,11 +160,18 @@ impl Server {
         &mut self,
         ctx: &mut Context<'_, A>,
         from: NodeId,
-        term: u64,
-        success: bool,
-        match_index: u64,
-        last_log_index: u64,
+        reply: RaftMsg,
     ) {
+        let RaftMsg::AppendEntriesReply {
+            term,
+            success,
+            match_index,
+            last_log_index,
+            rejected,
+        } = reply
+        else {
+            return;
+        };
         if self.role != Role::Leader || term != self.current_term {
             return;
         }
@@ -179,15 +188,22 @@ impl Server {
                 let msg = self.append_entries_for(from);
                 self.request(ctx, from, msg);
             }
-        } else {
+        } else if rejected.saturating_add(1) == self.next_index[i] {
             // "If AppendEntries fails because of log inconsistency: decrement nextIndex and
-            // retry", skipping past the end of a shorter log at once.
-            let mismatch_at = self.next_index[i].saturating_sub(1);
-            let back = mismatch_at.min(last_log_index + 1).max(1);
+            // retry", skipping past the end of a shorter log at once, never below what the
+            // follower is known to hold. A refusal of an older request is ignored: the answer
+            // to the latest one is on its way.
+            let back = rejected
+                .min(last_log_index.saturating_add(1))
+                .max(self.match_index[i] + 1)
+                .max(1);
+            if back >= self.next_index[i] {
+                return; // No step back is possible: the next heartbeat tries again.
+            }
             self.next_index[i] = back;
             ctx.note(RaftNote::SteppedBack {
                 follower: self.name(from),
-                mismatch_at,
+                mismatch_at: rejected,
                 next_index: back,
             });
             let msg = self.append_entries_for(from);
@@ -302,7 +318,9 @@ impl Server {
             self.answer(ctx, &write, Some(at));
             return;
         }
-        let waiting = self.log.entries()[self.commit_index as usize..]
+        let waiting = self
+            .log
+            .from(self.commit_index + 1, usize::MAX)
             .iter()
             .any(|e| e.term == self.current_term && e.write.as_ref() == Some(&write));
         if waiting {
@@ -323,3 +341,6 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -90,7 +90,9 @@ pub fn replication(records: &[Record<RaftNode>]) -> Replication {
                 RaftNote::Stored { kept, dropped, .. } if *dropped > 0 => {
                     let (_, old) = before.expect("taken above for Stored");
                     let now = logs.of(node);
-                    for i in kept + 1..=kept + dropped {
+                    for i in
+                        kept.saturating_add(1)..=kept.saturating_add(*dropped).min(old.len() as u64)
+                    {
                         let was = old.get(i as usize - 1);
                         let is = now.get(i as usize - 1);
                         if committed

@@ -137,7 +137,7 @@ impl Server {
                 .map(|&ms| Duration::from_millis(ms)),
             started: false,
             log: spec.initial_log(),
-            current_term: spec.term,
+            current_term: config.start_term(spec),
             voted_for: None,
             role: Role::Follower,
             votes: BTreeSet::new(),
@@ -572,18 +572,14 @@ impl Server {
                         success: leads,
                         match_index: 0,
                         last_log_index: 0,
+                        rejected: 0,
                     }
                 };
                 ctx.send(from, reply);
             }
-            RaftMsg::AppendEntriesReply {
-                term,
-                success,
-                match_index,
-                last_log_index,
-            } => {
+            reply @ RaftMsg::AppendEntriesReply { .. } => {
                 if self.settings.replication {
-                    self.on_append_reply(ctx, from, term, success, match_index, last_log_index);
+                    self.on_append_reply(ctx, from, reply);
                 }
             }
             RaftMsg::ClientRequest { seq, key, value } => {

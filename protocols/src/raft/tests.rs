@@ -214,6 +214,7 @@ fn leader_steps_down_on_a_higher_term_in_a_reply() {
         success: false,
         match_index: 0,
         last_log_index: 0,
+        rejected: 0,
     };
     let mut config = RaftConfig::lesson();
     let (mut n1, mut t) = leader_n1(&config);
@@ -487,6 +488,7 @@ fn adopt_higher_term_on_records() {
                 success: false,
                 match_index: 0,
                 last_log_index: 0,
+                rejected: 0,
             },
         },
     );
@@ -550,4 +552,110 @@ fn leader_within_bound_on_records() {
         errors[0].contains("after the last fault at 1.000s"),
         "{errors:?}"
     );
+}
+
+fn stored(leader: &str, kept: u64, dropped: u64, terms: &[u64]) -> RaftNote {
+    RaftNote::Stored {
+        leader: leader.into(),
+        kept,
+        dropped,
+        entries: terms.iter().map(|&t| Entry::given(t)).collect(),
+    }
+}
+
+// Goal: with replication, the stale-leader check reads the logs as they are now, not as they
+// were at start. Method: five nodes; a and d start at (2,4), b, c and e at (2,2); b leads
+// term 3, repairs a and d down to (2,2), appends (3,3) and restarts (its start note says
+// (3,3)); c then leads term 4 with log (2,2). Proves: no violation (only b is ahead of c),
+// though the start notes alone put a, d and b ahead; a leader whose log really is behind a
+// majority (b at (3,3) after c gave three logs (4,4)) is still caught.
+#[test]
+fn the_stale_leader_check_follows_logs_as_they_change() {
+    let mut check = LeaderLogUpToDate::default();
+    let mut step = 0;
+    let mut feed = |check: &mut LeaderLogUpToDate, node: &str, note: RaftNote| {
+        step += 1;
+        check.observe(&n(step, step, node, note))
+    };
+    for (node, terms) in [
+        ("a", vec![1, 2, 2, 2]),
+        ("b", vec![1, 2]),
+        ("c", vec![1, 2]),
+        ("d", vec![1, 2, 2, 2]),
+        ("e", vec![1, 2]),
+    ] {
+        let last = LastEntry {
+            term: 2,
+            index: terms.len() as u64,
+        };
+        feed(
+            &mut check,
+            node,
+            RaftNote::Log {
+                last_term: last.term,
+                last_index: last.index,
+            },
+        )
+        .unwrap();
+        feed(&mut check, node, RaftNote::Entries { terms }).unwrap();
+    }
+    feed(&mut check, "b", leader(3, 2, 2)).unwrap();
+    feed(&mut check, "a", stored("b", 2, 2, &[])).unwrap();
+    feed(&mut check, "d", stored("b", 2, 2, &[])).unwrap();
+    let appended = RaftNote::Appended {
+        index: 3,
+        entry: Entry::given(3),
+    };
+    feed(&mut check, "b", appended).unwrap();
+    let restarted = RaftNote::Log {
+        last_term: 3,
+        last_index: 3,
+    };
+    feed(&mut check, "b", restarted).unwrap();
+    assert_eq!(feed(&mut check, "c", leader(4, 2, 2)), Ok(()));
+    feed(&mut check, "a", stored("c", 2, 0, &[4, 4])).unwrap();
+    feed(&mut check, "d", stored("c", 2, 0, &[4, 4])).unwrap();
+    feed(&mut check, "e", stored("c", 2, 0, &[4, 4])).unwrap();
+    let err = feed(&mut check, "b", leader(5, 3, 3)).unwrap_err();
+    assert!(err.contains("b leads term 5 with log (3,3)"), "{err}");
+}
+
+// Goal: leader completeness also binds a leader of a higher term elected before an older
+// term's commit is noted. Method: s2 leads term 3 with [1]; then s1, still leading term 2 in
+// its own view, notes entry 2 (of term 2) committed in term 2. Proves: the sitting leader of
+// term 3, lacking entry 2, is reported at the commit.
+#[test]
+fn leader_completeness_binds_a_leader_elected_before_the_commit() {
+    use super::log_invariants::LeaderCompleteness;
+    let mut check = LeaderCompleteness::default();
+    let records = [
+        n(1, 1, "s1", RaftNote::Entries { terms: vec![1] }),
+        n(2, 2, "s2", RaftNote::Entries { terms: vec![1] }),
+        n(3, 3, "s1", leader(2, 1, 1)),
+        n(
+            4,
+            4,
+            "s1",
+            RaftNote::Appended {
+                index: 2,
+                entry: Entry::given(2),
+            },
+        ),
+        n(5, 5, "s2", leader(3, 1, 1)),
+    ];
+    for r in &records {
+        check.observe(r).unwrap();
+    }
+    let commit = n(
+        6,
+        6,
+        "s1",
+        RaftNote::Committed {
+            index: 2,
+            term: 2,
+            by: None,
+        },
+    );
+    let err = check.observe(&commit).unwrap_err();
+    assert!(err.contains("s2, leader of term 3, lacks entry 2"), "{err}");
 }

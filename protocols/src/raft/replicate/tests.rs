@@ -2,7 +2,7 @@
 //! check, conflict deletion and idempotence, and the leader's commit rule, each bug knob next
 //! to its control.
 
-use super::*;
+use crate::raft::*;
 use sim_core::actor::{notes_of as notes, sends_of as sent};
 use sim_core::{Actor, NodeId, TestContext};
 
@@ -73,6 +73,7 @@ fn a_follower_refuses_entries_that_do_not_follow_its_log() {
             success: false,
             match_index: 0,
             last_log_index: 2,
+            rejected: 3,
         }
     );
     assert_eq!(terms(&s2), [1, 1]);
@@ -85,6 +86,7 @@ fn a_follower_refuses_entries_that_do_not_follow_its_log() {
             success: true,
             match_index: 3,
             last_log_index: 0,
+            rejected: 0,
         }
     );
     assert_eq!(terms(&s2), [1, 1, 2]);
@@ -182,6 +184,7 @@ fn matched(index: u64) -> RaftMsg {
         success: true,
         match_index: index,
         last_log_index: 0,
+        rejected: 0,
     }
 }
 
@@ -234,6 +237,7 @@ fn a_refused_append_steps_next_index_back_and_retries() {
         success: false,
         match_index: 0,
         last_log_index: 1,
+        rejected: 2,
     };
     s1.on_message(&mut t.ctx(), S3, refused);
     let effects = t.take();
