@@ -42,8 +42,9 @@ pub enum Action<C> {
     /// leader"). Among the nodes the action can apply to (not crashed for a crash, up for a
     /// pause or a command, paused for a resume), the one claiming the role in the newest epoch
     /// is chosen, the lowest id on a tie; with no claimant the step does nothing and the trace
-    /// says so (`Fault::Vacant`). A restart is never aimed at a role: a crashed node has lost
-    /// the volatile state its claim comes from.
+    /// says so (`Fault::Vacant`). A restart aims at the crashed node that claimed the role
+    /// when it crashed (the leader that crashed), since a crashed node has lost the volatile
+    /// state a claim comes from.
     ToRole(String, NodeAction<C>),
 }
 
@@ -52,6 +53,8 @@ pub enum Action<C> {
 pub enum NodeAction<C> {
     /// [`Action::Crash`].
     Crash,
+    /// [`Action::Restart`].
+    Restart,
     /// [`Action::Pause`].
     Pause,
     /// [`Action::Resume`].
@@ -65,16 +68,19 @@ impl<C> NodeAction<C> {
     pub fn on(self, node: NodeId) -> Action<C> {
         match self {
             NodeAction::Crash => Action::Crash(node),
+            NodeAction::Restart => Action::Restart(node),
             NodeAction::Pause => Action::Pause(node),
             NodeAction::Resume => Action::Resume(node),
             NodeAction::Command(c) => Action::Command(node, c),
         }
     }
 
-    /// A short lowercase name for traces and stories: "crash", "pause", "resume", "command".
+    /// A short lowercase name for traces and stories: "crash", "restart", "pause", "resume",
+    /// "command".
     pub fn name(&self) -> &'static str {
         match self {
             NodeAction::Crash => "crash",
+            NodeAction::Restart => "restart",
             NodeAction::Pause => "pause",
             NodeAction::Resume => "resume",
             NodeAction::Command(_) => "command",

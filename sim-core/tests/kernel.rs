@@ -131,6 +131,10 @@ impl Actor for Claimant {
             _ => self.epoch = epoch,
         }
     }
+    /// The claim is volatile, as a Raft role is.
+    fn on_crash(&mut self) {
+        self.epoch = None;
+    }
 }
 
 /// Three claimants; each `(node, epoch)` claims leader at 0 ms; then `steps` at 10, 20 ... ms.
@@ -194,6 +198,35 @@ fn a_role_step_targets_the_newest_claimant_the_action_can_apply_to() {
             Fault::Pause(name("n0")),
             Fault::Pause(name("n2")),
             Fault::Resume(name("n0")),
+        ]
+    );
+}
+
+// Goal: "restart the leader that crashed". Method: n0 claims epoch 1, n2 epoch 3; crash the
+// leader twice (n2, then n0), then restart the leader twice. Proves: a crashed node, which has
+// lost its claim, is found by the claim it held when it crashed: the newest (n2) first, then
+// n0; a third restart finds nobody crashed and is vacant.
+#[test]
+fn a_role_restart_brings_back_the_crashed_leader() {
+    let steps = vec![
+        to_leader(NodeAction::Crash),
+        to_leader(NodeAction::Crash),
+        to_leader(NodeAction::Restart),
+        to_leader(NodeAction::Restart),
+        to_leader(NodeAction::Restart),
+    ];
+    let name = |n: &str| Name::from(n);
+    assert_eq!(
+        faults(&crowned(&[(0, 1), (2, 3)], steps)),
+        [
+            Fault::Crash(name("n2")),
+            Fault::Crash(name("n0")),
+            Fault::Restart(name("n2")),
+            Fault::Restart(name("n0")),
+            Fault::Vacant {
+                role: Name::from("leader"),
+                action: "restart".into()
+            },
         ]
     );
 }

@@ -70,6 +70,28 @@ pub struct RaftConfig {
     /// server. Default 200.
     #[serde(default = "default_client_retry")]
     pub client_retry_ms: u64,
+    /// When a candidate counts its votes: `AtMajority` (the paper's, the default) or
+    /// `AfterAllReplies` (the lesson's `raft_eleccion.py`: it waits for every RequestVote to be
+    /// answered or to time out, then counts, so it takes office later and with every vote).
+    #[serde(default, skip_serializing_if = "CountVotes::is_at_majority")]
+    pub count_votes: CountVotes,
+}
+
+/// When a candidate counts its votes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CountVotes {
+    /// At every reply: it leads as soon as a majority has voted for it (Raft's rule).
+    #[default]
+    AtMajority,
+    /// Once every RequestVote has been answered or has timed out (`rpc_timeout_ms`), as the
+    /// course's program does; a majority then makes it leader.
+    AfterAllReplies,
+}
+
+impl CountVotes {
+    fn is_at_majority(&self) -> bool {
+        *self == CountVotes::AtMajority
+    }
 }
 
 /// The most entries a node may start with (a file bounds what it makes the simulator hold).
@@ -204,6 +226,7 @@ impl RaftConfig {
             replication: true,
             clients: Vec::new(),
             client_retry_ms: default_client_retry(),
+            count_votes: CountVotes::AtMajority,
         }
     }
 

@@ -12,6 +12,7 @@
 //! Committed(node: "S1", index: 3)               // its final commitIndex
 //! Value(node: "S2", key: "x", value: Some("1")) // its state machine's final value of x
 //! Acknowledged(client: "c1", writes: 2)         // writes the client got answers for
+//! LeaderReplaced                                // the lesson's RF-1, at any seed: see below
 //! ```
 
 use crate::raft::config::RaftConfig;
@@ -86,6 +87,11 @@ pub enum RaftExpect {
         /// Its value.
         value: Option<String>,
     },
+    /// The lesson's "the leader goes down" as facts that hold at every seed: a node that leads
+    /// goes down (paused or crashed), another node leads a later term while it is down, and
+    /// when it returns it steps down (a paused one on the first message of the newer term; a
+    /// crashed one comes back a follower).
+    LeaderReplaced,
     /// `client` got an answer for exactly `writes` of its writes.
     Acknowledged {
         /// The client.
@@ -108,7 +114,7 @@ pub fn nodes(expect: &RaftExpect) -> Vec<String> {
         RaftExpect::Denied {
             voter, candidate, ..
         } => vec![voter.clone(), candidate.clone()],
-        RaftExpect::NoLeaderLongerThanMs { .. } => Vec::new(),
+        RaftExpect::NoLeaderLongerThanMs { .. } | RaftExpect::LeaderReplaced => Vec::new(),
     }
 }
 
@@ -179,6 +185,7 @@ pub fn check(
                 ))
             }
         }
+        RaftExpect::LeaderReplaced => leader_replaced(outcome.records),
         RaftExpect::Acknowledged { client, writes } => {
             let have = outcome
                 .actor(client)
@@ -194,6 +201,98 @@ pub fn check(
             }
         }
     }
+}
+
+/// `LeaderReplaced`: the first leader to go down is replaced while down and steps down on
+/// its return.
+fn leader_replaced(records: &[Record<RaftNode>]) -> Result<String, String> {
+    let mut leading: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut down: Option<(&str, u64, Instant)> = None;
+    let mut replaced: Option<(&str, u64, Instant)> = None;
+    let mut back: Option<Instant> = None;
+    for r in records {
+        match (&r.event, down, replaced, back) {
+            (
+                Event::Fault {
+                    fault: Fault::Pause(n) | Fault::Crash(n),
+                },
+                None,
+                _,
+                _,
+            ) => {
+                if let Some(&term) = leading.get(&**n) {
+                    down = Some((n, term, r.time));
+                }
+            }
+            (Event::Note { node, note }, Some((old, term, _)), None, None) => {
+                if let RaftNote::BecameLeader { term: t, .. } = note
+                    && &**node != old
+                    && *t > term
+                {
+                    replaced = Some((node, *t, r.time));
+                }
+            }
+            (
+                Event::Fault {
+                    fault: Fault::Resume(n),
+                },
+                Some((old, ..)),
+                Some(_),
+                None,
+            ) if &**n == old => back = Some(r.time),
+            (
+                Event::Fault {
+                    fault: Fault::Restart(n),
+                },
+                Some((old, term, at)),
+                Some((new, t, from)),
+                None,
+            ) if &**n == old => {
+                return Ok(format!(
+                    "{old} led term {term} until it went down at {at}; {new} led term {t} from \
+                     {from}; {old} came back a follower at {}",
+                    r.time
+                ));
+            }
+            (Event::Note { node, note }, Some((old, term, at)), Some((new, t, from)), Some(_)) => {
+                if let RaftNote::SteppedDown { .. } = note
+                    && &**node == old
+                {
+                    return Ok(format!(
+                        "{old} led term {term} until it went down at {at}; {new} led term {t} \
+                         from {from}; {old} stepped down on its return, at {}",
+                        r.time
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if let Event::Note { node, note } = &r.event {
+            match note {
+                RaftNote::BecameLeader { term, .. } => {
+                    leading.insert(node, *term);
+                }
+                RaftNote::SteppedDown { .. } => {
+                    leading.remove(&**node);
+                }
+                _ => {}
+            }
+        }
+    }
+    Err(match (down, replaced, back) {
+        (None, ..) => "expected a leader to go down (paused or crashed), but none did".into(),
+        (Some((old, term, at)), None, _) => format!(
+            "expected another node to lead a term after {term} while {old} was down (from \
+             {at}), but none did"
+        ),
+        (Some((old, ..)), Some(_), None) => {
+            format!("expected {old} to return after another node took over, but it never did")
+        }
+        (Some((old, term, _)), Some(_), Some(at)) => format!(
+            "expected {old} to step down after returning at {at}, but it still believes it \
+             leads term {term}"
+        ),
+    })
 }
 
 fn shown(value: Option<&str>) -> String {

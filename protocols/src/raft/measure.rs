@@ -14,8 +14,10 @@ use traces::{Lang, Measure, MeasureKind};
 /// next leader's election (or the end of the run, `to: None`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gap {
-    /// Who went down (None for the start of the run).
+    /// Who went down or stepped down (None for the start of the run).
     pub after: Option<String>,
+    /// Whether that leader stepped down (a higher term, say) rather than going down.
+    pub stepped_down: bool,
     /// When the gap opened.
     pub from: Instant,
     /// When the next leader was elected, if one was.
@@ -25,10 +27,11 @@ pub struct Gap {
 }
 
 impl Gap {
-    /// A gap opened when the leader `node` went down (stepped down, paused or crashed).
-    fn after(node: &str, from: Instant) -> Gap {
+    /// A gap opened when the leader `node` went down (paused or crashed) or stepped down.
+    fn after(node: &str, from: Instant, stepped_down: bool) -> Gap {
         Gap {
             after: Some(node.to_string()),
+            stepped_down,
             from,
             to: None,
             next: None,
@@ -64,6 +67,7 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
     let mut paused: Option<(&str, u64)> = None;
     let mut open = Some(Gap {
         after: None,
+        stepped_down: false,
         from: Instant::ZERO,
         to: None,
         next: None,
@@ -106,7 +110,7 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                     }
                     if leader.is_some_and(|l| l.0 == &**node) {
                         leader = None;
-                        open.get_or_insert_with(|| Gap::after(node, r.time));
+                        open.get_or_insert_with(|| Gap::after(node, r.time, true));
                     }
                 }
                 _ => {}
@@ -134,7 +138,7 @@ pub fn figures(records: &[Record<RaftNode>]) -> Figures {
                     paused = leader;
                 }
                 leader = None;
-                open.get_or_insert_with(|| Gap::after(node, r.time));
+                open.get_or_insert_with(|| Gap::after(node, r.time, false));
             }
             _ => {}
         }
@@ -154,7 +158,7 @@ pub fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
     let after_fault = f
         .gaps
         .iter()
-        .filter(|g| g.after.is_some())
+        .filter(|g| g.after.is_some() && !g.stepped_down)
         .filter_map(|g| g.to.map(|to| to.saturating_since(g.from).as_nanos()))
         .max();
     vec![
@@ -197,11 +201,13 @@ pub fn summary(records: &[Record<RaftNode>], lang: Lang) -> Vec<String> {
     let es = lang == Lang::Es;
     let mut out = Vec::new();
     for g in &f.gaps {
-        let why = match (&g.after, es) {
-            (None, false) => "from the start".to_string(),
-            (None, true) => "desde el arranque".to_string(),
-            (Some(n), false) => format!("after {n} went down"),
-            (Some(n), true) => format!("tras caer {n}"),
+        let why = match (&g.after, g.stepped_down, es) {
+            (None, _, false) => "from the start".to_string(),
+            (None, _, true) => "desde el arranque".to_string(),
+            (Some(n), false, false) => format!("after {n} went down"),
+            (Some(n), false, true) => format!("tras caer {n}"),
+            (Some(n), true, false) => format!("after {n} stepped down"),
+            (Some(n), true, true) => format!("tras dejar {n} de ser líder"),
         };
         out.push(match (g.to, &g.next, es) {
             (Some(to), Some((who, term)), false) => format!(

@@ -7,7 +7,7 @@
 //! the timers. Every decision is an integer comparison; the only randomness is the election
 //! timeout, drawn from the node's own stream.
 
-use crate::raft::config::{Bugs, RaftConfig};
+use crate::raft::config::{Bugs, CountVotes, RaftConfig};
 use crate::raft::handler::{Handler, RaftTimer};
 use crate::raft::kv::Kv;
 use crate::raft::log::{LastEntry, Log};
@@ -44,6 +44,8 @@ pub struct Settings {
     pub bugs: Bugs,
     /// Whether logs are replicated (`false`: the lesson's election-only model).
     pub replication: bool,
+    /// When a candidate counts its votes.
+    pub count_votes: CountVotes,
 }
 
 impl Settings {
@@ -61,6 +63,7 @@ impl Settings {
             rpc_timeout: Duration::from_millis(config.rpc_timeout_ms),
             bugs: config.bugs,
             replication: config.replication,
+            count_votes: config.count_votes,
         }
     }
 }
@@ -335,8 +338,16 @@ impl Server {
     }
 
     /// "If votes received from majority of servers: become leader" (at the first majority).
+    /// With `AfterAllReplies`, only once no RequestVote is still waiting for its answer.
     fn count_votes<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         if self.role != Role::Candidate || self.votes.len() < self.majority() {
+            return;
+        }
+        let waiting = self
+            .awaiting
+            .values()
+            .any(|a| matches!(a, Awaiting::Pending(_)));
+        if self.settings.count_votes == CountVotes::AfterAllReplies && waiting {
             return;
         }
         let me = ctx.id();
@@ -430,20 +441,21 @@ impl Server {
         term: u64,
         granted: bool,
     ) {
-        if term != self.current_term || !granted || self.role == Role::Follower {
+        if term != self.current_term || self.role == Role::Follower {
             return;
         }
-        if !self.votes.insert(from) {
-            return;
+        if granted && !self.votes.insert(from) {
+            return; // A duplicated vote.
         }
         match self.role {
+            // A refusal counts too when the candidate waits for every answer.
             Role::Candidate => self.count_votes(ctx),
-            Role::Leader => ctx.note(RaftNote::LateVote {
+            Role::Leader if granted => ctx.note(RaftNote::LateVote {
                 term,
                 voter: self.name(from),
                 votes: self.votes.len() as u32,
             }),
-            Role::Follower => {}
+            Role::Leader | Role::Follower => {}
         }
     }
 
@@ -608,6 +620,7 @@ impl Server {
                         peer: self.name(peer),
                         term: self.current_term,
                     });
+                    self.count_votes(ctx);
                 }
             }
             RaftTimer::ClientRetry { .. } => {}

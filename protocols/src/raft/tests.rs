@@ -659,3 +659,47 @@ fn leader_completeness_binds_a_leader_elected_before_the_commit() {
     let err = check.observe(&commit).unwrap_err();
     assert!(err.contains("s2, leader of term 3, lacks entry 2"), "{err}");
 }
+
+// Goal: the lesson's way of counting votes, as a setting. Method: nodo-1 stands in term 1
+// with `count_votes: AfterAllReplies`; nodo-2 grants, then nodo-3 (down) never answers until
+// its RPC timeout fires; a second run where nodo-3 refuses instead. Proves: a majority alone
+// does not make it leader while an answer is pending; the timeout (or the refusal) closes the
+// count and it leads with the votes it has; at-majority counting leads at nodo-2's vote.
+#[test]
+fn after_all_replies_counts_once_every_request_is_answered_or_timed_out() {
+    let mut config = RaftConfig::lesson();
+    config.count_votes = config::CountVotes::AfterAllReplies;
+    let grant = RaftMsg::RequestVoteReply {
+        term: 1,
+        vote_granted: true,
+    };
+    let (mut n1, mut t) = node(&config, N1);
+    n1.on_timer(&mut t.ctx(), RaftTimer::Election);
+    n1.on_message(&mut t.ctx(), N2, grant.clone());
+    assert_eq!(n1.server().unwrap().role(), Role::Candidate);
+    // Requests are numbered in the order sent: nodo-2's is 0, nodo-3's is 1.
+    t.take();
+    n1.on_timer(&mut t.ctx(), RaftTimer::Rpc { peer: N3, seq: 1 });
+    assert_eq!(n1.server().unwrap().role(), Role::Leader);
+    assert!(notes(&t.take()).contains(&RaftNote::BecameLeader {
+        term: 1,
+        votes: 2,
+        last_log: LastEntry { term: 1, index: 5 },
+    }));
+
+    let (mut n1, mut t) = node(&config, N1);
+    n1.on_timer(&mut t.ctx(), RaftTimer::Election);
+    n1.on_message(&mut t.ctx(), N2, grant.clone());
+    let refusal = RaftMsg::RequestVoteReply {
+        term: 1,
+        vote_granted: false,
+    };
+    n1.on_message(&mut t.ctx(), N3, refusal);
+    assert_eq!(n1.server().unwrap().role(), Role::Leader);
+
+    config.count_votes = config::CountVotes::AtMajority;
+    let (mut n1, mut t) = node(&config, N1);
+    n1.on_timer(&mut t.ctx(), RaftTimer::Election);
+    n1.on_message(&mut t.ctx(), N2, grant);
+    assert_eq!(n1.server().unwrap().role(), Role::Leader);
+}

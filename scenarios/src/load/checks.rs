@@ -267,23 +267,6 @@ impl Checks<'_> {
         None
     }
 
-    /// The node a `Restart` names: by name only, since a crashed node claims no role.
-    pub(super) fn crashed_node(&mut self, target: &str) -> Option<NodeId> {
-        if target.starts_with('@') {
-            self.problem(
-                Some(&format!("\"{target}\"")),
-                format!("a restart cannot aim at a role (\"{target}\")"),
-                Some(format!(
-                    "a crashed node has lost its volatile state and claims no role: name the \
-                     node to restart, one of: {}",
-                    self.nodes.join(", ")
-                )),
-            );
-            return None;
-        }
-        self.node(target)
-    }
-
     /// `action` on the node called `target`, or on whoever claims the role when `target` is
     /// `"@role"` ("@leader"): then the role must be one the protocol's nodes can claim.
     pub(super) fn on_node<P: Protocol>(
@@ -407,7 +390,7 @@ impl Checks<'_> {
     ) -> Option<Action<<P::Actor as Actor>::Command>> {
         Some(match step {
             Step::Crash(n) => self.on_node::<P>(n, NodeAction::Crash)?,
-            Step::Restart(n) => Action::Restart(self.crashed_node(n)?),
+            Step::Restart(n) => self.on_node::<P>(n, NodeAction::Restart)?,
             Step::Pause(n) => self.on_node::<P>(n, NodeAction::Pause)?,
             Step::Resume(n) => self.on_node::<P>(n, NodeAction::Resume)?,
             Step::Command(n, cmd) => {

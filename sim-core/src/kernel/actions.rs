@@ -68,9 +68,11 @@ impl<A: Actor> Sim<A> {
         if self.nodes[node.index()].status == Status::Crashed {
             return;
         }
+        let keep_claim = self.role_restarts;
         let slot = &mut self.nodes[node.index()];
         slot.status = Status::Crashed;
         slot.timers.clear();
+        slot.crashed_claim = if keep_claim { slot.actor.claim() } else { None };
         slot.actor.on_crash();
         self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
     }
@@ -81,6 +83,7 @@ impl<A: Actor> Sim<A> {
             return;
         }
         self.nodes[node.index()].status = Status::Up;
+        self.nodes[node.index()].crashed_claim = None;
         self.fault(Fault::Restart(self.nodes[node.index()].name.clone()));
         self.start(node, true);
     }
@@ -139,6 +142,7 @@ impl<A: Actor> Sim<A> {
     fn aim_at_role(&mut self, role: &str, action: NodeAction<A::Command>) {
         let eligible = |status: Status| match action {
             NodeAction::Crash => status != Status::Crashed,
+            NodeAction::Restart => status == Status::Crashed,
             NodeAction::Resume => status == Status::Paused,
             NodeAction::Pause | NodeAction::Command(_) => status == Status::Up,
         };
@@ -152,8 +156,9 @@ impl<A: Actor> Sim<A> {
     }
 
     /// The node that claims `role` now among those whose status passes `eligible`: the one
-    /// claiming it in the newest epoch, the lowest id on a tie. How a role step ("pause the
-    /// leader") picks its node; tests use it to find the leader at an instant.
+    /// claiming it in the newest epoch, the lowest id on a tie (a crashed node by the claim it
+    /// held when it crashed). How a role step ("pause the leader") picks its node; tests use
+    /// it to find the leader at an instant.
     pub fn claimant(&self, role: &str, eligible: impl Fn(Status) -> bool) -> Option<NodeId> {
         let mut best: Option<(u64, NodeId)> = None;
         for id in self.node_ids() {
@@ -161,7 +166,12 @@ impl<A: Actor> Sim<A> {
             if !eligible(slot.status) {
                 continue;
             }
-            let Some(claim) = slot.actor.claim() else {
+            let claim = if slot.status == Status::Crashed {
+                slot.crashed_claim
+            } else {
+                slot.actor.claim()
+            };
+            let Some(claim) = claim else {
                 continue;
             };
             if claim.role == role && best.is_none_or(|(epoch, _)| claim.epoch > epoch) {

@@ -14,8 +14,8 @@ mod untimed;
 
 pub use untimed::{Move, MoveKind, Taken};
 
-use crate::action::Action;
-use crate::actor::{Actor, Context, Effect, Message};
+use crate::action::{Action, NodeAction};
+use crate::actor::{Actor, Context, Effect, Message, RoleClaim};
 use crate::check::{Checker, Invariant, Violation};
 use crate::clock::Clock;
 use crate::hash::stable_hash;
@@ -184,6 +184,9 @@ struct Node<A: Actor> {
     status: Status,
     clock: Clock,
     timers: Vec<PendingTimer<A::Timer>>,
+    /// The role the node claimed when it crashed, kept only in a run that restarts a role
+    /// (`Restart("@leader")`: the crashed node that was leading).
+    crashed_claim: Option<RoleClaim>,
 }
 
 #[derive(Clone, Debug)]
@@ -230,6 +233,9 @@ pub struct Sim<A: Actor> {
     /// Every twin as (the identity it shares, its own node), in the order they were added;
     /// empty in almost every run, so a send checks one length.
     twins: Vec<(NodeId, NodeId)>,
+    /// Whether a step restarts whoever claimed a role when it crashed: then crashes keep the
+    /// claim (see [`Node::crashed_claim`]) and state hashes include it.
+    role_restarts: bool,
 }
 
 impl<A: Actor> Sim<A> {
@@ -255,6 +261,7 @@ impl<A: Actor> Sim<A> {
             trace: TraceMode::Off,
             effects: Vec::new(),
             twins: Vec::new(),
+            role_restarts: false,
         }
     }
 
@@ -293,6 +300,7 @@ impl<A: Actor> Sim<A> {
             status: Status::Up,
             clock: Clock::default(),
             timers: Vec::new(),
+            crashed_claim: None,
         });
         self.queue.push(self.now, Pending::Start(id));
         id
@@ -300,6 +308,9 @@ impl<A: Actor> Sim<A> {
 
     /// Schedules a scenario action at `at` (not before now).
     pub fn schedule(&mut self, at: Instant, action: Action<A::Command>) {
+        if matches!(action, Action::ToRole(_, NodeAction::Restart)) {
+            self.role_restarts = true;
+        }
         self.queue
             .push(at.max(self.now), Pending::Action(Box::new(action)));
     }
@@ -446,6 +457,9 @@ impl<A: Actor> Sim<A> {
             node.actor.hash(&mut h);
             node.status.hash(&mut h);
             node.clock.hash(&mut h);
+            if self.role_restarts {
+                node.crashed_claim.hash(&mut h);
+            }
             for t in &node.timers {
                 t.timer.hash(&mut h);
             }

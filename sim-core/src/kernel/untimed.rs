@@ -359,6 +359,9 @@ impl<A: Actor> Sim<A> {
             node.actor.hash(h);
             node.status.hash(h);
             node.clock.hash(h);
+            if self.role_restarts {
+                node.crashed_claim.hash(h);
+            }
             scratch.clear();
             scratch.extend(
                 node.timers
