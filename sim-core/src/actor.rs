@@ -95,6 +95,11 @@ pub trait Actor: Clone + Debug + Hash + Send + 'static {
     fn on_command(&mut self, ctx: &mut Context<'_, Self>, command: Self::Command) {
         let _ = (ctx, command);
     }
+    /// Called when a paused node resumes, with all its state (its overdue timers fire next):
+    /// where a node can say what it believes on its return. Does nothing by default.
+    fn on_resume(&mut self, ctx: &mut Context<'_, Self>) {
+        let _ = ctx;
+    }
     /// Called when the node crashes: drop volatile state here; what stays in `self` is durable
     /// and survives the restart. Pending timers are cancelled by the kernel. By default all
     /// state is durable.

@@ -82,15 +82,16 @@ fn the_lessons_vote_reset_slip_allows_two_leaders() {
     assert!(text.contains("FAIL expect violation of at-most-one-leader-per-term: not found"));
 }
 
-/// The Spanish story of RF-1 uses the lesson's words.
+/// The Spanish story of RF-1 uses the lesson's words, its printout's lines included: the
+/// leader takes office with every vote counted, and returns believing it is still in its term.
 #[test]
 fn rf1_in_spanish() {
     let text = stdout(&dsim(&["run", "raft/leader-crash", "--lang", "es"]));
     for words in [
         "DENIEGO voto a nodo-3",
-        "LÍDER del término 2",
-        "CAE",
-        "VUELVE",
+        "nodo-1: LÍDER del término 2 con 3 votos",
+        "--- nodo-1 CAE ---",
+        "--- nodo-1 VUELVE (cree seguir en el término 2) ---",
     ] {
         assert!(text.contains(words), "{words}: {text}");
     }

@@ -13,7 +13,8 @@ use sim_core::{Instant, Protocol, Record};
 /// How a protocol's runs read as a story, and what a sweep measures of them.
 pub trait Story: Protocol {
     /// The story line for one record, in the course's words, or `None` to leave it to the
-    /// generic narrator (sends, drops, faults ...). `None` for every record by default.
+    /// generic narrator (sends, drops, faults ...). `None` for every record by default. An
+    /// empty line leaves the record untold, for a record another one tells better.
     fn narrate(record: &Record<Self::Actor>, lang: Lang) -> Option<String> {
         let _ = (record, lang);
         None
@@ -36,7 +37,9 @@ pub trait Story: Protocol {
 /// The story line of `record` at `detail`: the protocol's own words, else the generic
 /// narrator's, else `None` (not told at this detail).
 pub fn line<P: Story>(record: &Record<P::Actor>, lang: Lang, detail: Detail) -> Option<String> {
-    P::narrate(record, lang).or_else(|| generic_line(record, lang, detail))
+    P::narrate(record, lang)
+        .or_else(|| generic_line(record, lang, detail))
+        .filter(|text| !text.is_empty())
 }
 
 /// One line of a story: which record it tells (its index among the records, from 0), when, and

@@ -28,11 +28,23 @@ fn fault_line(fault: &Fault, lang: Lang) -> Option<String> {
         (Fault::Pause(n) | Fault::Crash(n), Lang::Es) => format!("--- {n} CAE ---"),
         (Fault::Pause(n), Lang::En) => format!("--- {n} CRASHES (paused, keeping its state) ---"),
         (Fault::Crash(n), Lang::En) => format!("--- {n} CRASHES ---"),
-        (Fault::Resume(n) | Fault::Restart(n), Lang::Es) => format!("--- {n} VUELVE ---"),
-        (Fault::Resume(n) | Fault::Restart(n), Lang::En) => format!("--- {n} RETURNS ---"),
+        // The node's own `Resumed` note tells it, with what it believes.
+        (Fault::Resume(_), _) => String::new(),
+        (Fault::Restart(n), Lang::Es) => format!("--- {n} VUELVE ---"),
+        (Fault::Restart(n), Lang::En) => format!("--- {n} RETURNS ---"),
         _ => return None,
     };
     Some(line)
+}
+
+/// The lesson's `--- nodo-1 VUELVE (cree seguir en el término 2) ---`.
+fn resumed_line(node: &str, term: Option<u64>, es: bool) -> String {
+    match (term, es) {
+        (Some(t), true) => format!("--- {node} VUELVE (cree seguir en el término {t}) ---"),
+        (None, true) => format!("--- {node} VUELVE ---"),
+        (Some(t), false) => format!("--- {node} RETURNS (believing it is still in term {t}) ---"),
+        (None, false) => format!("--- {node} RETURNS ---"),
+    }
 }
 
 fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
@@ -44,6 +56,7 @@ fn note_line(node: &str, note: &RaftNote, lang: Lang) -> Option<String> {
         | RaftNote::Entries { .. } => {
             return None;
         }
+        RaftNote::Resumed { term, .. } => resumed_line(node, *term, es),
         RaftNote::BecameCandidate { term } if es => {
             format!("{node}: timeout, me presento en el término {term}")
         }

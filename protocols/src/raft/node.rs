@@ -72,6 +72,15 @@ impl Actor for RaftNode {
         }
     }
 
+    /// The lesson's "--- nodo-1 VUELVE (cree seguir en el término 2) ---".
+    fn on_resume(&mut self, ctx: &mut Context<'_, Self>) {
+        let (term, leads) = match self {
+            RaftNode::Server(s) => (Some(s.current_term()), s.role() == Role::Leader),
+            RaftNode::Client(_) => (None, false),
+        };
+        ctx.note(RaftNote::Resumed { term, leads });
+    }
+
     fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: RaftMsg) {
         match self {
             RaftNode::Server(s) => s.on_message(ctx, from, msg),

@@ -95,6 +95,13 @@ pub enum RaftNote {
         /// The term of the unanswered request.
         term: u64,
     },
+    /// A paused node resumes: what it believes on its return (it kept all its state).
+    Resumed {
+        /// Its currentTerm (`None` for a client).
+        term: Option<u64>,
+        /// Whether it still believes it leads.
+        leads: bool,
+    },
     /// At the first start, with replication: the terms of the entries the node starts with.
     Entries {
         /// Index 1 first.

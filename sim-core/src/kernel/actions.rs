@@ -120,6 +120,7 @@ impl<A: Actor> Sim<A> {
                 .push(self.now, Pending::Timer { node, generation });
         }
         self.fault(Fault::Resume(self.nodes[node.index()].name.clone()));
+        self.dispatch(node, |actor, ctx| actor.on_resume(ctx));
     }
 
     /// A scenario's command: traced, and handed to the node if it is up.
