@@ -173,6 +173,21 @@ fn move_json_reproduces_ring1_ring2_and_rendezvous_replica_sets() {
     assert_eq!(v["moved"], 24_835);
     assert_eq!(v["after"]["inv-gir"], 37_988);
     assert!(v["after"].get("inv-vlc").is_none());
+    // A removal must move exactly the leaver's own keys, whatever its weight: the minimum is
+    // its share, not 1/N.
+    let v = json_of(&[
+        "ring",
+        "move",
+        "--nodes",
+        INV,
+        "--weights",
+        "inv-bcn=2",
+        "--remove",
+        "inv-bcn",
+        "--json",
+    ]);
+    assert_eq!(v["ideal_fraction"], v["moved_fraction"], "{v}");
+    assert_eq!(v["moved"], v["before"]["inv-bcn"], "{v}");
     let v = json_of(&[
         "ring",
         "move",
@@ -287,6 +302,38 @@ fn bad_flags_exit_2_with_a_fix() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(hint), "{args:?}: {err}");
     }
+}
+
+/// Text 004's ring takes the first node at or after a key (arcs "(50,60]"): a key on a node's
+/// own position is that node's, and key 0 wraps to the first node at or after 0.
+#[test]
+fn toy_ring_gives_a_key_on_a_node_to_that_node() {
+    let v = json_of(&[
+        "ring",
+        "toy",
+        "--positions",
+        "n10=10,n50=50,n90=90",
+        "--keys",
+        "50,0,91,10",
+        "--json",
+    ]);
+    let owners: Vec<&str> = v["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["before"].as_str().unwrap())
+        .collect();
+    assert_eq!(owners, ["n50", "n10", "n10", "n10"]);
+    let v = json_of(&[
+        "ring",
+        "toy",
+        "--positions",
+        "n0=0,n50=50",
+        "--keys",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(v["keys"][0]["before"], "n0");
 }
 
 #[test]

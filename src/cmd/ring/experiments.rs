@@ -187,8 +187,12 @@ pub(crate) fn toy(args: &ToyArgs) -> Result<u8, CliError> {
         Ring::from_points(&pts)
     };
     let before = ring_of_nodes(&nodes);
+    // Text 004's ring: a key belongs to the first node at or after it (its arcs are written
+    // "(50,60]": key 50 is node 50's), so the successor of the position just before the key.
     let owner = |ring: &Ring, nodes: &[(String, u64)], k: u64| -> String {
-        nodes[ring.owners()[ring.successor(k)] as usize].0.clone()
+        nodes[ring.owners()[ring.successor(k.wrapping_sub(1))] as usize]
+            .0
+            .clone()
     };
     let first: Vec<String> = args
         .keys
@@ -227,7 +231,7 @@ pub(crate) fn toy(args: &ToyArgs) -> Result<u8, CliError> {
         .map(|p| p.replace('=', " at "))
         .collect();
     out!(
-        "ring 0..{}: {} (a key goes to the first node strictly after it, wrapping)",
+        "ring 0..{}: {} (a key goes to the first node at or after it, wrapping: text 004's arcs (a,b])",
         args.space - 1,
         base.join(", ")
     );
