@@ -331,6 +331,13 @@ pub(crate) fn deny_line(node: &str, candidate: &str, reason: &DenyReason, es: bo
         (DenyReason::LogBehind { theirs, mine }, false) => format!(
             "{node} DENIES its vote to {candidate} (its log {theirs} is behind mine {mine})"
         ),
+        // A candidate's vote went to itself: say so, not "I voted for nodo-1" of nodo-1.
+        (DenyReason::AlreadyVoted { voted_for }, true) if voted_for == node => {
+            format!("{node}: DENIEGO voto a {candidate} (ya me voté a mí mismo en este término)")
+        }
+        (DenyReason::AlreadyVoted { voted_for }, false) if voted_for == node => {
+            format!("{node} DENIES its vote to {candidate} (it already voted for itself this term)")
+        }
         (DenyReason::AlreadyVoted { voted_for }, true) => {
             format!("{node}: DENIEGO voto a {candidate} (ya voté a {voted_for} en este término)")
         }

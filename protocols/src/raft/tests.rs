@@ -703,3 +703,25 @@ fn after_all_replies_counts_once_every_request_is_answered_or_timed_out() {
     n1.on_message(&mut t.ctx(), N2, grant);
     assert_eq!(n1.server().unwrap().role(), Role::Leader);
 }
+
+// Goal: a node that refuses because it voted for itself says so (issue 21's review: "ya voté a
+// nodo-1" from nodo-1 read as someone else's vote). Method: the deny line for a vote held by
+// the voter itself, and for one held by another node. Proves: the first reads as a self-vote
+// in both languages; the second still names whom it voted for.
+#[test]
+fn a_refusal_for_a_vote_given_to_itself_reads_as_a_self_vote() {
+    use super::narrate::deny_line;
+    let own = DenyReason::AlreadyVoted {
+        voted_for: "nodo-1".into(),
+    };
+    let es = deny_line("nodo-1", "nodo-2", &own, true);
+    assert_eq!(
+        es,
+        "nodo-1: DENIEGO voto a nodo-2 (ya me voté a mí mismo en este término)"
+    );
+    assert!(deny_line("nodo-1", "nodo-2", &own, false).contains("voted for itself"));
+    let other = DenyReason::AlreadyVoted {
+        voted_for: "nodo-3".into(),
+    };
+    assert!(deny_line("nodo-1", "nodo-2", &other, true).contains("ya voté a nodo-3"));
+}
