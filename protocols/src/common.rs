@@ -3,6 +3,12 @@
 //! protocols still never depend on each other.
 
 use sim_core::ConfigProblem;
+
+/// The most nodes a protocol config may describe (servers, replicas and clients together): a
+/// file bounds what it makes the simulator hold.
+pub const MAX_NODES: usize = 64;
+/// The longest timing a config may set, in ms: one hour.
+pub const MAX_MS: u64 = 3_600_000;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;

@@ -203,14 +203,13 @@ pub fn raft(n: usize, writes: u64) -> Result<Cost, String> {
             figures.acknowledged
         ));
     }
-    let replies = figures.messages / 2;
     Ok(Cost {
         n,
         f: (n - 1) / 2,
         decisions: writes,
         sent: BTreeMap::from([
-            (RAFT_REPLICATION[0], figures.messages - replies),
-            (RAFT_REPLICATION[1], replies),
+            (RAFT_REPLICATION[0], figures.appends),
+            (RAFT_REPLICATION[1], figures.replies),
         ]),
     })
 }

@@ -110,8 +110,7 @@ fn default_safety_margin_ms() -> u64 {
 
 /// The most relays a file may list.
 pub const MAX_RELAYS: usize = 32;
-/// The longest timing a file may set: one hour.
-pub const MAX_MS: u64 = 3_600_000;
+pub use crate::common::MAX_MS;
 /// The longest key.
 pub const MAX_KEY: usize = 256;
 

@@ -136,12 +136,9 @@ impl Protocol for Lease {
         }
     }
 
-    /// A relay's token: the newest leader's is the highest.
+    /// A leading relay's token (its role claim's epoch): the newest leader's is the highest.
     fn epoch(actor: &LeaseNode) -> Option<u64> {
-        match actor.relay()?.phase() {
-            Phase::Leading { token, .. } => Some(token),
-            _ => None,
-        }
+        sim_core::Actor::claim(actor).map(|c| c.epoch)
     }
 }
 

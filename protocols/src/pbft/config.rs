@@ -140,8 +140,7 @@ pub struct Bugs {
     pub fixed_view_change_timeout: bool,
 }
 
-/// The largest cluster a file may describe (replicas plus clients).
-pub const MAX_NODES: usize = 64;
+pub use crate::common::MAX_NODES;
 /// The largest checkpoint interval and window.
 pub const MAX_WINDOW: u64 = 10_000;
 
@@ -370,7 +369,7 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
             ),
         ));
     }
-    if config.view_change_timeout_ms == 0 || config.view_change_timeout_ms > 3_600_000 {
+    if config.view_change_timeout_ms == 0 || config.view_change_timeout_ms > crate::common::MAX_MS {
         problems.push(problem(
             field("view_change_timeout_ms"),
             format!(
@@ -380,7 +379,7 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
             ),
         ));
     }
-    if config.client_timeout_ms == 0 || config.client_timeout_ms > 3_600_000 {
+    if config.client_timeout_ms == 0 || config.client_timeout_ms > crate::common::MAX_MS {
         problems.push(problem(
             field("client_timeout_ms"),
             format!(

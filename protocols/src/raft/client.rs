@@ -40,9 +40,8 @@ pub struct Client {
 }
 
 impl Client {
-    /// Client `id` of `config`.
-    pub fn new(config: &RaftConfig, id: NodeId) -> Client {
-        let _ = id;
+    /// A client of `config` (every client starts alike).
+    pub fn new(config: &RaftConfig) -> Client {
         Client {
             names: config.names().into(),
             servers: config.nodes.len(),

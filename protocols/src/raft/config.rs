@@ -96,10 +96,7 @@ impl CountVotes {
 
 /// The most entries a node may start with (a file bounds what it makes the simulator hold).
 pub const MAX_LOG: u64 = 10_000;
-/// The most servers and clients a config may list.
-pub const MAX_NODES: usize = 64;
-/// The longest timing a config may set, in ms (one hour).
-pub const MAX_MS: u64 = 3_600_000;
+pub use crate::common::{MAX_MS, MAX_NODES};
 
 /// One node of the cast and its fixed log, given either as its last entry or as entry terms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,24 +284,10 @@ pub fn validate(config: &RaftConfig) -> Vec<ConfigProblem> {
     problems
 }
 
-/// Clients: only with replication, names of their own, a bounded cast.
+/// Names (servers' and clients', empty or repeated) and clients: only with replication, a
+/// bounded cast.
 fn client_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
-    let mut problems = crate::common::name_problems(config.clients.clone(), "servers and clients")
-        .into_iter()
-        .filter(|p| !p.message.contains("used twice"))
-        .collect::<Vec<_>>();
-    let mut seen: std::collections::BTreeSet<&str> =
-        config.nodes.iter().map(|n| n.name.as_str()).collect();
-    for client in &config.clients {
-        if !client.is_empty() && !seen.insert(client) {
-            problems.push(ConfigProblem {
-                locate: Some(format!("\"{client}\"")),
-                message: format!(
-                    "\"{client}\" is used twice: servers and clients need their own names"
-                ),
-            });
-        }
-    }
+    let mut problems = crate::common::name_problems(config.names(), "servers and clients");
     if !config.clients.is_empty() && !config.replication {
         problems.push(ConfigProblem {
             locate: Some("clients".into()),
@@ -403,23 +386,13 @@ fn cluster_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
     problems
 }
 
-/// Each node's name and log: unique names, one way to give a log, terms in order.
+/// Each node's log: one way to give it, terms in order, bounded.
 fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
     let mut problems = Vec::new();
     let mut problem = |locate: Option<String>, message: String| {
         problems.push(ConfigProblem { locate, message });
     };
-    let mut seen = std::collections::BTreeSet::new();
     for node in &config.nodes {
-        if !seen.insert(node.name.as_str()) {
-            problem(
-                Some(format!("\"{}\"", node.name)),
-                format!(
-                    "node name \"{}\" appears twice: give each node its own name",
-                    node.name
-                ),
-            );
-        }
         if node.log != LastEntry::default() && !node.entries.is_empty() {
             problem(
                 Some(format!("\"{}\"", node.name)),
@@ -632,7 +605,7 @@ mod tests {
         let problems = validate(&config);
         let text: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
         assert_eq!(problems.len(), 4, "{text:#?}");
-        assert!(text.iter().any(|m| m.contains("appears twice")));
+        assert!(text.iter().any(|m| m.contains("\"nodo-1\" is used twice")));
         assert!(text.iter().any(|m| m.contains("swap them")));
         assert!(
             text.iter()

@@ -26,7 +26,7 @@ impl RaftNode {
         if id.index() < config.nodes.len() {
             RaftNode::Server(Box::new(Server::new(config, id)))
         } else {
-            RaftNode::Client(Client::new(config, id))
+            RaftNode::Client(Client::new(config))
         }
     }
 

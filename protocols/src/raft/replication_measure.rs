@@ -19,8 +19,12 @@ pub struct Replication {
     pub acknowledged: u64,
     /// Total time from each acknowledged write's request to its answer, in ns.
     pub waited_ns: u64,
-    /// AppendEntries carrying entries, and the replies to them.
+    /// AppendEntries carrying entries, and the replies to them (`appends + replies`).
     pub messages: u64,
+    /// AppendEntries carrying entries.
+    pub appends: u64,
+    /// Replies to them.
+    pub replies: u64,
     /// Client entries committed (each index once, with what was first committed there).
     pub committed: u64,
     /// Committed entries later deleted from a log and replaced by a different one.
@@ -61,9 +65,11 @@ pub fn replication(records: &[Record<RaftNode>]) -> Replication {
             Event::Send { id, msg, from, .. } => match msg {
                 RaftMsg::AppendEntries { entries, .. } if !entries.is_empty() => {
                     carrying.insert(id.0);
+                    f.appends += 1;
                     f.messages += 1;
                 }
                 RaftMsg::AppendEntriesReply { .. } if answering == Some((from, r.step)) => {
+                    f.replies += 1;
                     f.messages += 1;
                 }
                 _ => {}
