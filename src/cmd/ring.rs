@@ -7,6 +7,7 @@
 
 mod experiments;
 mod limits;
+mod scatter;
 pub(crate) mod svg;
 
 use crate::exit::CliError;
@@ -83,6 +84,14 @@ enum RingCommand {
     ///
     /// Example: dsim ring mapreduce --words 200000 --workers 1,2,4,8,16,32,64 --plot mr.svg
     Mapreduce(experiments::MapreduceArgs),
+    /// A query that asks every partition waits for the slowest (text 000, section 4).
+    ///
+    /// Example: dsim ring scatter --partitions 12 --slow 1/100 --queries 20000 --plot scatter.svg
+    ///
+    /// With 12 partitions, each slower than 500 ms one time in 100, about 1 - 0.99^12 = 11 %
+    /// of the queries are slower than 500 ms: the tail of one partition becomes a common case
+    /// of the query, and the share grows with every partition asked.
+    Scatter(scatter::ScatterArgs),
 }
 
 /// The seeded key generators' flags, shared by `--generate` and `dsim ring hotspot`.
@@ -456,6 +465,7 @@ pub fn run(args: RingArgs) -> Result<u8, CliError> {
         RingCommand::Hotspot(a) => experiments::hotspot(&a),
         RingCommand::Durability(a) => experiments::durability(&a),
         RingCommand::Mapreduce(a) => experiments::mapreduce(&a),
+        RingCommand::Scatter(a) => scatter::scatter(&a),
     }
 }
 

@@ -207,11 +207,12 @@ fn explore_results_do_not_depend_on_jobs() {
 }
 
 /// Goal: a search injects faults of its own. Method: the swarm has no crash in its timeline,
-/// so correct-looking acceptors that forget their promise on a restart never show; with one
-/// random crash per seed the search finds them. Proves: found, the written schedule starts with
-/// the crash (a fault shrunk down to the one that matters), and the file replays.
+/// so correct-looking acceptors that forget their promise on a restart never show; with three
+/// random crashes per seed the search finds them. Proves: found, the written schedule keeps
+/// fewer crashes than were injected (faults shrunk down to those that matter), and the file
+/// replays.
 #[test]
-fn explore_injects_random_crashes_and_keeps_the_one_that_matters() {
+fn explore_injects_random_crashes_and_keeps_those_that_matter() {
     let dir = scratch("explore-crashes");
     let out = dir.join("crash.ron");
     let args = [
@@ -227,7 +228,7 @@ fn explore_injects_random_crashes_and_keeps_the_one_that_matters() {
     let mut with = args.to_vec();
     with.extend([
         "--crashes",
-        "2",
+        "3",
         "--window-ms",
         "50",
         "--out",
@@ -236,8 +237,9 @@ fn explore_injects_random_crashes_and_keeps_the_one_that_matters() {
     let o = dsim(&with);
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(text.matches("        Crash(").count(), 1, "{text}");
-    assert!(text.contains("--crashes 2 --window-ms 50"), "{text}");
+    let crashes = text.matches("        Crash(").count();
+    assert!((1..3).contains(&crashes), "{text}");
+    assert!(text.contains("--crashes 3 --window-ms 50"), "{text}");
     let run = dsim(&["run", out.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
     assert!(stdout(&run).contains("crash"), "{}", stdout(&run));

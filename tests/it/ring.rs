@@ -750,3 +750,38 @@ fn sizes_at_the_benchmark_scale_are_accepted() {
     ]);
     assert_eq!(v["keys"], 100);
 }
+
+/// Goal: text 000's scatter/gather figure from the command line. Method: `dsim ring scatter
+/// --json` with the lesson's figures (12 partitions, 1 % slower than 500 ms), twice, and with a
+/// wider fan-out list. Proves: about 11 % of the queries are slow, within half a point of
+/// 1 - 0.99^12; the share grows with the fan-out; the same seed prints the same figures; a
+/// fan-out of 0 is refused with exit 2.
+#[test]
+fn scatter_gather_is_slow_about_eleven_percent_of_the_time_over_twelve_partitions() {
+    let args = [
+        "ring",
+        "scatter",
+        "--queries",
+        "50000",
+        "--fanouts",
+        "1,4,12,32",
+        "--json",
+    ];
+    let report = json_of(&args);
+    assert_eq!(report, json_of(&args), "same seed, same figures");
+    let headline = &report["headline"];
+    assert_eq!(headline["partitions"], 12);
+    let simulated = headline["slow_share"].as_f64().unwrap();
+    let predicted = headline["predicted_share"].as_f64().unwrap();
+    assert!((predicted - 0.1136).abs() < 0.001, "{headline}");
+    assert!((simulated - predicted).abs() < 0.005, "{headline}");
+    let shares: Vec<f64> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["slow_share"].as_f64().unwrap())
+        .collect();
+    assert!(shares.windows(2).all(|w| w[0] < w[1]), "{shares:?}");
+    let refused = dsim(&["ring", "scatter", "--fanouts", "0,12"]);
+    assert_eq!(refused.status.code(), Some(2));
+}

@@ -103,7 +103,7 @@ $('first').click(); out.first = now();
 $('next').click(); $('next').click(); out.twoForward = now();
 document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })); out.key = now();
 $('prev').click(); out.back = now();
-document.querySelector('#svg g[data-step="13"]').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+document.querySelector('#svg g[data-step="14"]').dispatchEvent(new MouseEvent('click', { bubbles: true }));
 out.clicked = now();
 out.details = $('details').textContent;
 out.notes = $('notes').textContent;
@@ -126,7 +126,7 @@ out.story = $('story').textContent;
     assert!(s("twoForward").starts_with("step 3 of 50"), "{r}");
     assert!(s("key").starts_with("step 4 of 50"), "{r}");
     assert!(s("back").starts_with("step 3 of 50"), "{r}");
-    assert!(s("clicked").starts_with("step 13 of 50 · 0.002s"), "{r}");
+    assert!(s("clicked").starts_with("step 14 of 50 · 0.002s"), "{r}");
     assert!(s("details").contains("[relay-1] accept to a2 LOST"), "{r}");
     assert!(
         s("details").contains("msg.Accept.value") && s("details").contains("relay-1"),

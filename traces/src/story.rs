@@ -9,6 +9,7 @@
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
 use sim_core::{Instant, Protocol, Record};
+use std::collections::BTreeSet;
 
 /// How a protocol's runs read as a story, and what a sweep measures of them.
 pub trait Story: Protocol {
@@ -18,6 +19,14 @@ pub trait Story: Protocol {
     fn narrate(record: &Record<Self::Actor>, lang: Lang) -> Option<String> {
         let _ = (record, lang);
         None
+    }
+
+    /// Records whose news another record tells better, left out of the story at every detail
+    /// (by index among `records`): Paxos tells each decision once, in the proposer's count,
+    /// not again in every learner's. None by default.
+    fn retold(records: &[Record<Self::Actor>]) -> BTreeSet<usize> {
+        let _ = records;
+        BTreeSet::new()
     }
 
     /// Figures of one run that a sweep over seeds aggregates (elections until a leader, time
@@ -61,7 +70,11 @@ pub struct Told {
 /// is down) is told once, on its first record, with how many more and until when. `dsim run`
 /// and `dsim view` both tell a run with this, so they fold it the same way.
 pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<Told> {
+    let retold = P::retold(records);
     let lines = records.iter().enumerate().filter_map(|(index, r)| {
+        if retold.contains(&index) {
+            return None;
+        }
         let text = line::<P>(r, lang, detail)?;
         Some(Told {
             index,

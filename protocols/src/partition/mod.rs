@@ -25,3 +25,4 @@ pub mod lesson;
 mod md5x;
 pub mod measure;
 pub mod placement;
+pub mod scatter;

@@ -37,6 +37,16 @@ pub struct PaxosConfig {
     /// What a proposer does when a phase fails. Default: give up the round.
     #[serde(default)]
     pub on_timeout: OnTimeout,
+    /// When phase 1 ends. Default `AfterAllReplies`: the lesson's proposer asks every acceptor
+    /// and decides from all the promises it got (or those in by the phase timeout);
+    /// `AtMajority` proposes at the first majority, as most implementations do.
+    #[serde(default)]
+    pub count_promises: CountPromises,
+    /// The number of the round after a failed one. Default `NextRound` (the lesson's
+    /// `ronda += 1`: 11, then 21); `PastHighestSeen` jumps above the highest promise a nack
+    /// reported (11 refused with promised 22, then 31), saving rounds that would be refused.
+    #[serde(default)]
+    pub numbering: Numbering,
     /// Deliberate mistakes, all off by default, to show what each rule of Paxos protects.
     #[serde(default)]
     pub bugs: Bugs,
@@ -60,6 +70,30 @@ pub enum OnTimeout {
     /// Start a new round after a back-off drawn uniformly in [min, max] ms from the node's own
     /// random stream (random back-off is what ends a duel of proposers).
     Retry(u64, u64),
+}
+
+/// When a proposer ends phase 1 and picks the value to propose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CountPromises {
+    /// Once every acceptor has answered (promise or nack), or when the phase timeout expires:
+    /// the value comes from every promise that arrived, so arrival order does not decide it
+    /// (the lesson's `paxos_un_valor.py`).
+    #[default]
+    AfterAllReplies,
+    /// At the first majority of promises: faster, and the value comes from whichever promises
+    /// arrived first (both are correct Paxos).
+    AtMajority,
+}
+
+/// How a proposer numbers its next round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Numbering {
+    /// One round more than the last: n = (round + 1) * multiplier + id (the lesson's
+    /// `ronda += 1`), whatever the nacks reported.
+    #[default]
+    NextRound,
+    /// The first round whose number is above every promise a nack reported.
+    PastHighestSeen,
 }
 
 /// Bug knobs: each breaks one rule of Paxos, so a test or a student can see an invariant fire.
@@ -91,6 +125,8 @@ impl PaxosConfig {
             round_multiplier: default_multiplier(),
             phase_timeout_ms: default_phase_timeout_ms(),
             on_timeout: OnTimeout::GiveUp,
+            count_promises: CountPromises::AfterAllReplies,
+            numbering: Numbering::NextRound,
             bugs: Bugs::default(),
         }
     }

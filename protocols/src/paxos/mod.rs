@@ -10,7 +10,8 @@
 //!
 //! Every proposal has a number n, unique and totally ordered. Here n = round * 10 + proposer id
 //! (relay-1's first round is 11, relay-2's is 12, relay-1's second is 21), so two proposers
-//! never use the same number. A proposer that hears of a higher promise jumps above it.
+//! never use the same number. The next round is the next number (the lesson's `ronda += 1`); with
+//! `numbering: PastHighestSeen` a proposer that hears of a higher promise jumps above it.
 //!
 //! ## Phase 1: prepare and promise
 //!
@@ -24,7 +25,9 @@
 //!
 //! ## Phase 2: accept and accepted
 //!
-//! With promises from a majority, the proposer picks the value. **This is the heart of Paxos:**
+//! Phase 1 ends when every acceptor has answered or the phase timeout expires (the lesson's rule;
+//! `count_promises: AtMajority` ends it at the first majority). With promises from a majority,
+//! the proposer picks the value. **This is the heart of Paxos:**
 //! if any promise reported an accepted proposal, it must propose the value of the one with the
 //! highest number (it *adopts* it and gives up its own); only if none reported anything may it
 //! propose its own value. It sends `Accept(n, value)`; an acceptor accepts unless it has promised

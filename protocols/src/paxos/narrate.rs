@@ -9,6 +9,7 @@ use crate::paxos::PaxosNode;
 use crate::paxos::msg::{PaxosMsg, Proposal};
 use crate::paxos::notes::PaxosNote;
 use sim_core::{Event, Message, Record};
+use std::collections::{BTreeMap, BTreeSet};
 use traces::Lang;
 
 fn proposal(p: &Option<Proposal>, lang: Lang) -> String {
@@ -30,6 +31,24 @@ fn phase_failed(phase: u8, got: u32, needed: u32, retry_in_ms: Option<u64>, lang
     };
     let retry = retry_in_ms.map_or(String::new(), |ms| format!("; {retry} {ms} ms"));
     format!("{failed}: {got} {what} < {majority} {needed}{retry}")
+}
+
+/// "phase 1 abandoned for a new round (1 promises, majority 2)", in the lesson's words.
+fn abandoned(phase: u8, n: u64, got: u32, needed: u32, lang: Lang) -> String {
+    match (lang, phase) {
+        (Lang::En, 1) => format!(
+            "phase 1 of n={n} abandoned for a new round ({got} promises, majority {needed})"
+        ),
+        (Lang::En, _) => format!(
+            "phase 2 of n={n} abandoned for a new round ({got} accepted, majority {needed})"
+        ),
+        (Lang::Es, 1) => format!(
+            "fase 1 de n={n} abandonada por una ronda nueva ({got} promesas, mayoría {needed})"
+        ),
+        (Lang::Es, _) => format!(
+            "fase 2 de n={n} abandonada por una ronda nueva ({got} aceptados, mayoría {needed})"
+        ),
+    }
 }
 
 /// The line for one note of `node`.
@@ -85,6 +104,15 @@ fn note_line(node: &str, note: &PaxosNote, lang: Lang) -> String {
             _,
         ) => phase_failed(*phase, *got, *needed, *retry_in_ms, lang),
         (
+            N::Abandoned {
+                phase,
+                n,
+                got,
+                needed,
+            },
+            _,
+        ) => abandoned(*phase, *n, *got, *needed, lang),
+        (
             N::Chosen {
                 n,
                 value,
@@ -121,4 +149,39 @@ pub fn narrate(record: &Record<PaxosNode>, lang: Lang) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The learners' `Chosen` notes that repeat a decision: each proposal number's choice is told
+/// once, in the lesson's counting. The proposer of round n tells it ("CHOSEN ... (3 of 3)" when
+/// its phase 2 ends); only if it never does (its replies lost, or it crashed) does the first
+/// learner that counted a majority tell it instead.
+pub fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
+    let mut proposer_of: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut chosen: Vec<(usize, u64, &str)> = Vec::new();
+    for (index, record) in records.iter().enumerate() {
+        if let Event::Note { node, note } = &record.event {
+            match note {
+                PaxosNote::Proposed { n, .. } => {
+                    proposer_of.insert(*n, node.as_ref());
+                }
+                PaxosNote::Chosen { n, .. } => chosen.push((index, *n, node.as_ref())),
+                _ => {}
+            }
+        }
+    }
+    let by_proposer: BTreeSet<u64> = chosen
+        .iter()
+        .filter(|(_, n, node)| proposer_of.get(n) == Some(node))
+        .map(|(_, n, _)| *n)
+        .collect();
+    let mut told: BTreeSet<u64> = BTreeSet::new();
+    let mut retold = BTreeSet::new();
+    for (index, n, node) in chosen {
+        let by_its_proposer = proposer_of.get(&n) == Some(&node);
+        if by_its_proposer || (!by_proposer.contains(&n) && told.insert(n)) {
+            continue;
+        }
+        retold.insert(index);
+    }
+    retold
 }

@@ -6,7 +6,7 @@
 //! phase in progress is volatile and lost in a crash. Everything a checker needs is published as
 //! a [`PaxosNote`]; nothing here reads a clock or a global.
 
-use crate::paxos::config::{Bugs, OnTimeout, PaxosConfig, number};
+use crate::paxos::config::{Bugs, CountPromises, Numbering, OnTimeout, PaxosConfig, number};
 use crate::paxos::msg::{Number, PaxosMsg, Proposal, Value};
 use crate::paxos::notes::PaxosNote;
 use serde::{Deserialize, Serialize};
@@ -104,11 +104,26 @@ pub struct ProposerState {
 }
 
 impl ProposerState {
-    /// The round after the current one, above every promise seen in a nack.
-    fn next_round(&self) -> u64 {
-        let above_seen = self.highest_seen.saturating_sub(self.id) / self.multiplier + 1;
-        (self.round + 1).max(above_seen)
+    /// The round after the current one: the next (the lesson's `ronda += 1`), or the first
+    /// above every promise seen in a nack.
+    fn next_round(&self, numbering: Numbering) -> u64 {
+        match numbering {
+            Numbering::NextRound => self.round + 1,
+            Numbering::PastHighestSeen => {
+                let above_seen = self.highest_seen.saturating_sub(self.id) / self.multiplier + 1;
+                (self.round + 1).max(above_seen)
+            }
+        }
     }
+}
+
+/// Why a phase ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// Its replies are in, a majority is out of reach, or its timeout expired.
+    Settled,
+    /// A new `Propose` starts another round while it still waits.
+    Superseded,
 }
 
 /// A learner's memory: who accepted what, and which numbers it already noted as chosen.
@@ -148,6 +163,10 @@ pub struct PaxosNode {
     pub phase_timeout: Duration,
     /// What to do when a phase fails.
     pub on_timeout: OnTimeout,
+    /// When phase 1 ends.
+    pub count_promises: CountPromises,
+    /// How the next round is numbered.
+    pub numbering: Numbering,
     /// Deliberate mistakes in force.
     pub bugs: Bugs,
 }
@@ -186,24 +205,26 @@ impl PaxosNode {
             learner: is(config.learners()).then(LearnerState::default),
             phase_timeout: Duration::from_millis(config.phase_timeout_ms),
             on_timeout: config.on_timeout,
+            count_promises: config.count_promises,
+            numbering: config.numbering,
             bugs: config.bugs,
         }
     }
 
     // ----- proposer -------------------------------------------------------------------------
 
-    /// Starts a new round: phase 1, `Prepare(n)` to every acceptor.
+    /// Starts a new round: phase 1, `Prepare(n)` to every acceptor. A phase still waiting is
+    /// ended first, noting what it achieved.
     fn start_round(&mut self, ctx: &mut Context<'_, Self>) {
+        self.end_phase(ctx, Ending::Superseded);
         let timeout = self.phase_timeout;
+        let numbering = self.numbering;
         let acceptors = self.cluster.acceptors.clone();
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
-        if let Phase::Preparing { n, .. } | Phase::Accepting { n, .. } = p.phase {
-            ctx.cancel_timer(PaxosTimer::Phase(n));
-        }
         ctx.cancel_timer(PaxosTimer::Retry);
-        let round = p.next_round();
+        let round = p.next_round(numbering);
         assert!(round > p.round, "a proposer's rounds only go up");
         p.round = round;
         let n = number(p.round, p.multiplier, p.id);
@@ -227,14 +248,13 @@ impl PaxosNode {
         n: Number,
         reported: Option<Proposal>,
     ) {
-        let majority = self.cluster.majority();
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
         let Phase::Preparing {
             n: current,
             promises,
-            ..
+            nacks,
         } = &mut p.phase
         else {
             return;
@@ -243,11 +263,51 @@ impl PaxosNode {
             return;
         }
         promises.insert(from, reported);
-        if promises.len() < majority {
+        nacks.remove(&from);
+        self.settle(ctx);
+    }
+
+    /// Ends the phase in progress once its replies decide it: too many nacks for a majority;
+    /// phase 1 at a majority of promises (`AtMajority`) or once every acceptor answered;
+    /// phase 2 once every acceptor answered.
+    fn settle(&mut self, ctx: &mut Context<'_, Self>) {
+        let total = self.cluster.acceptors.len();
+        let majority = self.cluster.majority();
+        let Some(p) = self.proposer.as_ref() else {
             return;
+        };
+        let (yes, no, enough) = match &p.phase {
+            Phase::Idle => return,
+            Phase::Preparing {
+                promises, nacks, ..
+            } => (
+                promises.len(),
+                nacks.len(),
+                self.count_promises == CountPromises::AtMajority,
+            ),
+            Phase::Accepting {
+                accepted, nacks, ..
+            } => (accepted.len(), nacks.len(), false),
+        };
+        let out_of_reach = no > total - majority;
+        let all_answered = yes + no >= total;
+        if out_of_reach || all_answered || (enough && yes >= majority) {
+            self.end_phase(ctx, Ending::Settled);
         }
+    }
+
+    /// Phase 1 is over with a majority of promises: pick the value and send `Accept`s.
+    fn propose(
+        &mut self,
+        ctx: &mut Context<'_, Self>,
+        n: Number,
+        promises: &BTreeMap<NodeId, Option<Proposal>>,
+    ) {
+        let Some(p) = self.proposer.as_mut() else {
+            return;
+        };
         // The heart of Paxos: propose the value of the highest-numbered accepted proposal
-        // reported by the majority, or the proposer's own value if none was reported.
+        // reported by the promises, or the proposer's own value if none was reported.
         let highest = promises.values().flatten().max_by_key(|(num, _)| *num);
         let value = match highest {
             Some((from_n, value)) if !self.bugs.ignore_accepted_in_promises => {
@@ -279,8 +339,6 @@ impl PaxosNode {
     }
 
     fn on_nack(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, promised: Number) {
-        let total = self.cluster.acceptors.len();
-        let majority = self.cluster.majority();
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
@@ -306,14 +364,11 @@ impl PaxosNode {
             _ => return,
         };
         nacks.insert(from);
-        if nacks.len() > total - majority {
-            self.close_phase(ctx);
-        }
+        self.settle(ctx);
     }
 
-    /// Counts an accept for the proposer's phase 2; closes it once every acceptor answered.
+    /// Counts an accept for the proposer's phase 2; the phase ends once every acceptor answered.
     fn count_accept(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number) {
-        let total = self.cluster.acceptors.len();
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
@@ -331,14 +386,14 @@ impl PaxosNode {
         }
         accepted.insert(from);
         nacks.remove(&from);
-        if accepted.len() + nacks.len() >= total {
-            self.close_phase(ctx);
-        }
+        self.settle(ctx);
     }
 
-    /// Ends the phase in progress: phase 2 with a majority succeeded (the proposer-learner notes
-    /// the choice with every accept counted so far); anything else failed.
-    fn close_phase(&mut self, ctx: &mut Context<'_, Self>) {
+    /// Ends the phase in progress. Settled: phase 1 with a majority of promises goes on to
+    /// phase 2; phase 2 with a majority succeeded (the proposer-learner notes the choice with
+    /// every accept counted so far); anything else failed, and the proposer may retry.
+    /// Superseded by a new round: a choice is still noted; anything else is abandoned.
+    fn end_phase(&mut self, ctx: &mut Context<'_, Self>, why: Ending) {
         let majority = self.cluster.majority();
         let of = self.cluster.acceptors.len() as u32;
         let Some(p) = self.proposer.as_mut() else {
@@ -351,20 +406,33 @@ impl PaxosNode {
             Phase::Accepting { n, accepted, .. } => (2, *n, accepted.len()),
         };
         ctx.cancel_timer(PaxosTimer::Phase(n));
-        if let Phase::Accepting { value, .. } = phase
-            && got >= majority
-        {
-            if let Some(l) = self.learner.as_mut()
-                && l.noted.insert(n)
-            {
-                let accepts = l.count(&(n, value.clone())) as u32;
-                ctx.note(PaxosNote::Chosen {
-                    n,
-                    value,
-                    accepts,
-                    of,
-                });
+        match phase {
+            Phase::Preparing { promises, .. } if got >= majority && why == Ending::Settled => {
+                return self.propose(ctx, n, &promises);
             }
+            Phase::Accepting { value, .. } if got >= majority => {
+                if let Some(l) = self.learner.as_mut()
+                    && l.noted.insert(n)
+                {
+                    let accepts = l.count(&(n, value.clone())) as u32;
+                    ctx.note(PaxosNote::Chosen {
+                        n,
+                        value,
+                        accepts,
+                        of,
+                    });
+                }
+                return;
+            }
+            _ => {}
+        }
+        if why == Ending::Superseded {
+            ctx.note(PaxosNote::Abandoned {
+                phase: phase_no,
+                n,
+                got: got as u32,
+                needed: majority as u32,
+            });
             return;
         }
         let retry_in_ms = match self.on_timeout {
@@ -494,7 +562,7 @@ impl Actor for PaxosNode {
                     Phase::Idle => None,
                 });
                 if current == Some(n) {
-                    self.close_phase(ctx);
+                    self.end_phase(ctx, Ending::Settled);
                 }
             }
         }

@@ -71,6 +71,18 @@ pub enum PaxosNote {
         /// When the next round starts, if the proposer retries.
         retry_in_ms: Option<u64>,
     },
+    /// Proposer: a new `Propose` started another round while this phase still waited; `got`
+    /// promises (phase 1) or accepts (phase 2) of the `needed` majority had come in.
+    Abandoned {
+        /// 1 (prepare/promise) or 2 (accept/accepted).
+        phase: u8,
+        /// The abandoned round's proposal number.
+        n: Number,
+        /// Promises (phase 1) or accepts (phase 2) counted.
+        got: u32,
+        /// The majority that was needed.
+        needed: u32,
+    },
     /// Learner: a majority of acceptors accepted (`n`, `value`). Noted once per learner and
     /// number; `accepts` counts the accepts seen by then (the proposer-learner counts until its
     /// own phase 2 ends, as the lesson does), out of `of` acceptors.

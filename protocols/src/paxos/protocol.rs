@@ -13,7 +13,7 @@ use sim_core::exhaustive::Sometimes;
 use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use traces::{Lang, Story};
 
 /// Whether something is chosen: a learner learned it, or a majority of the acceptors hold one
@@ -180,5 +180,9 @@ impl Protocol for Paxos {
 impl Story for Paxos {
     fn narrate(record: &Record<PaxosNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
+    }
+
+    fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
+        narrate::retold(records)
     }
 }

@@ -177,3 +177,26 @@ fn same_seed_same_records() {
     assert_eq!(a, duel(OnTimeout::Retry(1, 40), 7).json());
     assert_ne!(a, duel(OnTimeout::Retry(1, 40), 8).json());
 }
+
+// Goal: phase 1 waits for every promise (the lesson's rule, the default). Method: PX-1 with the
+// surviving accept at a3 instead of a1 (relay-1's Accepts to a1 and a2 are lost), once with the
+// default and once with `AtMajority`. Proves: by default relay-2 hears a3's (11, relay-1) and
+// relay-1 is chosen, as the lesson's program does; counting at the first majority proposes
+// relay-2 from a1's and a2's empty promises before a3's lands, and relay-2 is chosen (also
+// correct Paxos, but not the lesson's answer).
+#[test]
+fn px1_with_the_surviving_accept_at_a3_gives_the_lessons_answer() {
+    use crate::paxos::config::CountPromises;
+    for (count, winner) in [
+        (CountPromises::AfterAllReplies, "relay-1"),
+        (CountPromises::AtMajority, "relay-2"),
+    ] {
+        let mut s = scenario(&lesson(|c| c.count_promises = count), 1, false);
+        s.lose_first("Accept", "relay-1", "a1")
+            .lose_first("Accept", "relay-1", "a2");
+        let run = three_rounds(&mut s);
+        assert_eq!(run.violated(), Vec::<String>::new());
+        run.check(&PaxosExpect::Chosen(winner.into()))
+            .unwrap_or_else(|e| panic!("{count:?}: {e}"));
+    }
+}

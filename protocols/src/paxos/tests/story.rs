@@ -1,6 +1,7 @@
 //! The story of PX-1 in both languages, checked against the lesson's printed lines.
 
-use super::support::{PaxosRun, lesson, px1};
+use super::support::{PaxosRun, Propose, lesson, px1, scenario};
+use sim_core::RuleAction;
 use traces::Lang;
 
 fn px1_story(lang: Lang) -> Vec<String> {
@@ -45,4 +46,43 @@ fn px1_in_english() {
     assert!(story.contains(&"[relay-2] CHOSEN 'relay-1' with n=12 (3 of 3)".to_string()));
     assert!(story.contains(&"[relay-1] accept to a3 LOST".to_string()));
     assert!(story.iter().all(|l| l.starts_with('[')));
+}
+
+// Goal: one line per decision. Method: PX-1's story, then a run where every Accepted reply to
+// relay-2 is lost (its phase 2 fails, yet a majority accepted and relay-1 learns it). Proves:
+// each chosen number is told once, by its proposer with its own count, and a decision the
+// proposer never saw is told once by the learner that counted it.
+#[test]
+fn each_decision_is_told_once() {
+    let story = px1_story(Lang::En);
+    let chosen: Vec<&String> = story.iter().filter(|l| l.contains("CHOSEN")).collect();
+    assert_eq!(
+        chosen,
+        [
+            "[relay-2] CHOSEN 'relay-1' with n=12 (3 of 3)",
+            "[relay-1] CHOSEN 'relay-1' with n=21 (3 of 3)"
+        ],
+        "{}",
+        story.join("\n")
+    );
+    let mut s = scenario(&lesson(|_| {}), 1, false);
+    for a in ["a1", "a2", "a3"] {
+        s.rule(
+            RuleAction::Drop,
+            Some("Accepted"),
+            Some(a),
+            Some("relay-2"),
+            None,
+        );
+    }
+    s.propose(0, "relay-2");
+    let story = s.run().story(Lang::En);
+    let chosen: Vec<&String> = story.iter().filter(|l| l.contains("CHOSEN")).collect();
+    assert_eq!(
+        chosen,
+        ["[relay-1] CHOSEN 'relay-2' with n=12 (2 of 3)"],
+        "{}",
+        story.join("\n")
+    );
+    assert!(story.contains(&"[relay-2] phase 2 failed: 0 accepted < majority 2".to_string()));
 }

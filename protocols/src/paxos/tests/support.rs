@@ -50,7 +50,7 @@ pub trait PaxosRun {
     fn noted(&self) -> Vec<(String, PaxosNote)>;
     /// Every `Chosen` note: (learner, n, value, accepts).
     fn chosen(&self) -> Vec<(String, u64, String, u32)>;
-    /// The story, one line per record Paxos narrates.
+    /// The story, one line per record Paxos narrates (a decision once, as `dsim run` tells it).
     fn story(&self, lang: Lang) -> Vec<String>;
     /// The records as JSON lines (what a trace file holds).
     fn json(&self) -> String;
@@ -77,9 +77,12 @@ impl PaxosRun for Run {
 
     fn story(&self, lang: Lang) -> Vec<String> {
         use traces::Story;
+        let retold = Paxos::retold(&self.records);
         self.records
             .iter()
-            .filter_map(|r| Paxos::narrate(r, lang))
+            .enumerate()
+            .filter(|(index, _)| !retold.contains(index))
+            .filter_map(|(_, r)| Paxos::narrate(r, lang))
             .collect()
     }
 
