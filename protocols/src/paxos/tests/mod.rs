@@ -6,5 +6,6 @@ mod config;
 mod course;
 mod handlers;
 mod invariants;
+mod lesson_program;
 mod story;
 mod support;
