@@ -39,6 +39,9 @@ pub struct Aggregate {
     pub p90: Option<u64>,
     /// Maximum.
     pub max: Option<u64>,
+    /// For a tally: how many runs had each outcome, by label.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tally: BTreeMap<String, usize>,
 }
 
 /// The aggregate of a sweep of one variant.
@@ -79,7 +82,17 @@ pub fn summarize(outcomes: &[SeedOutcome]) -> SweepSummary {
                 .filter_map(|o| o.measures.get(i).and_then(|x| x.value))
                 .collect();
             values.sort_unstable();
-            measures.push(aggregate(m.name, m.kind, &values));
+            let mut aggregate = aggregate(m.name, m.kind, &values);
+            if m.kind == MeasureKind::Tally {
+                for label in sorted
+                    .iter()
+                    .filter_map(|o| o.measures.get(i)?.label.as_ref())
+                {
+                    *aggregate.tally.entry(label.clone()).or_default() += 1;
+                }
+                aggregate.runs = aggregate.tally.values().sum();
+            }
+            measures.push(aggregate);
         }
     }
     SweepSummary {
@@ -109,6 +122,7 @@ fn aggregate(name: &'static str, kind: MeasureKind, sorted: &[u64]) -> Aggregate
             median: Some(sorted.iter().sum()),
             p90: None,
             max: None,
+            tally: BTreeMap::new(),
         },
         _ => Aggregate {
             name,
@@ -117,6 +131,7 @@ fn aggregate(name: &'static str, kind: MeasureKind, sorted: &[u64]) -> Aggregate
             median: rank(50),
             p90: rank(90),
             max: sorted.last().copied(),
+            tally: BTreeMap::new(),
         },
     }
 }
@@ -145,11 +160,7 @@ mod tests {
             passed,
             stop: StopReason::TimeLimit,
             violations: v.iter().map(|s| s.to_string()).collect(),
-            measures: vec![Measure {
-                name: "x",
-                kind: MeasureKind::Count,
-                value: x,
-            }],
+            measures: vec![Measure::count("x", x)],
         }
     }
 

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use scenarios::sweep::{SeedOutcome, SweepSummary, parse_seeds, summarize};
 use scenarios::vary::Grid;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 use traces::MeasureKind;
 
@@ -229,6 +229,25 @@ fn telling(report: &SweepReport, name: &str) -> bool {
     })
 }
 
+/// "relay-2 in 112 runs (56.0 %), relay-1 in 88 (44.0 %)": most frequent first, then by label.
+fn tally_line(tally: &BTreeMap<String, usize>, runs: usize) -> String {
+    if tally.is_empty() {
+        return "never reached".into();
+    }
+    let mut by_count: Vec<(&String, &usize)> = tally.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    by_count
+        .iter()
+        .enumerate()
+        .map(|(i, (label, n))| {
+            let share = 100.0 * **n as f64 / runs.max(1) as f64;
+            let runs_word = if i == 0 { " runs" } else { "" };
+            format!("{label} in {n}{runs_word} ({share:.1} %)")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn ms(ns: u64) -> String {
     format!("{:.1}ms", ns as f64 / 1e6)
 }
@@ -279,6 +298,7 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
                     m.median.unwrap_or(0),
                     m.runs
                 ),
+                MeasureKind::Tally => tally_line(&m.tally, s.runs),
                 MeasureKind::Count | MeasureKind::Nanos if m.runs == 0 => "never reached".into(),
                 MeasureKind::Count => format!(
                     "median {}  p90 {}  max {}  ({} runs)",

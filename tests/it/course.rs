@@ -194,6 +194,57 @@ fn the_duel_ends_whatever_the_seed_and_the_expectation_can_fail() {
     assert!(stdout(&out).contains("FAIL expect SomethingChosen: expected some value chosen"));
 }
 
+/// Goal: PX-3 teaches the real cause of the duel. Method: `dsim sweep paxos/dueling-proposers
+/// --json` over 50 seeds with the back-off fixed at 2 ms, drawn in 1..5 ms, and fixed at 10 ms.
+/// Proves: a fixed back-off shorter than the Accepts' flight never chooses; a fixed one longer
+/// than it chooses at once (n=12, one failed phase) at every seed; a random short one duels for
+/// some phases (median above 1) and then chooses at every seed, either proposer winning at some.
+#[test]
+fn px3_the_duel_lasts_while_the_back_off_is_shorter_than_the_accepts_flight() {
+    let out = dsim(&[
+        "sweep",
+        "paxos/dueling-proposers",
+        "--seeds",
+        "0..50",
+        "--vary",
+        "on_timeout=Retry(2, 2)|Retry(10, 10)|Retry(1, 5)",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "Retry(2, 2) fails its expectation"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let variant = |i: usize| json["variants"][i]["summary"].clone();
+    let measure = |v: &serde_json::Value, name: &str| {
+        v["measures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    let short_fixed = variant(0);
+    assert_eq!(short_fixed["passed"], 0, "{short_fixed}");
+    assert_eq!(measure(&short_fixed, "chosen_value")["runs"], 0);
+    let long_fixed = variant(1);
+    assert_eq!(long_fixed["passed"], 50, "{long_fixed}");
+    assert_eq!(measure(&long_fixed, "chosen_at_n")["max"], 12);
+    assert_eq!(measure(&long_fixed, "phases_failed_first")["max"], 1);
+    let random = variant(2);
+    assert_eq!(random["passed"], 50, "{random}");
+    assert!(
+        measure(&random, "phases_failed_first")["median"]
+            .as_u64()
+            .unwrap()
+            > 1
+    );
+    let tally = measure(&random, "chosen_value")["tally"].clone();
+    assert!(tally["relay-1"].as_u64().unwrap() > 0 && tally["relay-2"].as_u64().unwrap() > 0);
+}
+
 // Goal: "pause the leader" means the leader at that instant, whatever the seed. Method:
 // raft/leader-crash-unpinned (`Pause("@leader")` at 1 s, `Resume("@leader")` at 2 s) over 30
 // seeds; from each trace, the last node to become leader before 1 s. Control: the file with

@@ -54,6 +54,9 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim run lease/exercise-3 --set 'bugs=(unchecked_refresh: true)'",
     "dsim explore search/lease-election --crashes 1 --partitions 1 --window-ms 20000 --bug",
     "dsim explore search/raft-replication --crashes 2 --partitions 3 --window-ms 2000 --bug",
+    // PX-3: the back-offs that duel forever choose nothing, as the comparison shows.
+    "dsim sweep paxos/dueling-proposers --seeds 0..200 --vary",
+    "dsim sweep paxos/dueling-proposers-fixed-backoff --seeds 0..20 --vary",
 ];
 
 /// Splits a command line as a POSIX shell would for what the docs use: words, single and

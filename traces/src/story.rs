@@ -118,6 +118,43 @@ pub struct Measure {
     pub kind: MeasureKind,
     /// The value, or `None` when the run never got there (no leader was ever elected).
     pub value: Option<u64>,
+    /// A tally's outcome ("relay-1" won), `None` for the other kinds or a run without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl Measure {
+    /// A count, or `None` when the run never got there.
+    pub fn count(name: &'static str, value: Option<u64>) -> Measure {
+        Measure::of(name, MeasureKind::Count, value)
+    }
+
+    /// A span of virtual time in nanoseconds, or `None` when the run never got there.
+    pub fn nanos(name: &'static str, value: Option<u64>) -> Measure {
+        Measure::of(name, MeasureKind::Nanos, value)
+    }
+
+    /// A yes (1) or no (0).
+    pub fn flag(name: &'static str, value: Option<u64>) -> Measure {
+        Measure::of(name, MeasureKind::Flag, value)
+    }
+
+    /// Which of several outcomes the run had ("relay-1" won), or `None` for none of them.
+    pub fn tally(name: &'static str, label: Option<String>) -> Measure {
+        Measure {
+            label,
+            ..Measure::of(name, MeasureKind::Tally, None)
+        }
+    }
+
+    fn of(name: &'static str, kind: MeasureKind, value: Option<u64>) -> Measure {
+        Measure {
+            name,
+            kind,
+            value,
+            label: None,
+        }
+    }
 }
 
 /// How a figure aggregates over runs.
@@ -130,4 +167,6 @@ pub enum MeasureKind {
     Nanos,
     /// 0 or 1: printed as the share of runs where it is 1.
     Flag,
+    /// One outcome among several (which proposer won): printed as how many runs had each.
+    Tally,
 }

@@ -13,7 +13,7 @@ use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
     Status,
 };
-use traces::{Lang, Measure, MeasureKind, Story};
+use traces::{Lang, Measure, Story};
 
 /// Lease-based leader election with fencing tokens (text 003, etcd and the outbox relay).
 #[derive(Clone, Copy, Debug, Default)]
@@ -155,31 +155,11 @@ impl Story for Lease {
             .filter(|(_, _, n)| matches!(n, crate::lease::notes::LeaseNote::Leads { .. }))
             .count() as u64;
         vec![
-            Measure {
-                name: "split_brain",
-                kind: MeasureKind::Nanos,
-                value: Some(split_brain(records, end).0),
-            },
-            Measure {
-                name: "stale_writes",
-                kind: MeasureKind::Count,
-                value: Some(stale_writes(records)),
-            },
-            Measure {
-                name: "rejected_writes",
-                kind: MeasureKind::Count,
-                value: Some(rejected_writes(records)),
-            },
-            Measure {
-                name: "leaderships",
-                kind: MeasureKind::Count,
-                value: Some(leaderships),
-            },
-            Measure {
-                name: "leaderless",
-                kind: MeasureKind::Nanos,
-                value: Some(leaderless(records, end).0),
-            },
+            Measure::nanos("split_brain", Some(split_brain(records, end).0)),
+            Measure::count("stale_writes", Some(stale_writes(records))),
+            Measure::count("rejected_writes", Some(rejected_writes(records))),
+            Measure::count("leaderships", Some(leaderships)),
+            Measure::nanos("leaderless", Some(leaderless(records, end).0)),
         ]
     }
 

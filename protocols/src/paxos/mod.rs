@@ -65,6 +65,7 @@
 pub mod config;
 pub mod expect;
 pub mod invariants;
+pub mod measure;
 pub mod msg;
 pub mod narrate;
 pub mod node;

@@ -7,14 +7,14 @@
 use crate::paxos::config::{self, PaxosConfig};
 use crate::paxos::expect::{self, PaxosExpect};
 use crate::paxos::invariants::{Agreement, ChosenValueIsStable, Validity};
-use crate::paxos::narrate;
 use crate::paxos::node::{PaxosCommand, PaxosNode};
+use crate::paxos::{measure, narrate};
 use sim_core::exhaustive::Sometimes;
 use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
 };
 use std::collections::{BTreeMap, BTreeSet};
-use traces::{Lang, Story};
+use traces::{Lang, Measure, Story};
 
 /// Whether something is chosen: a learner learned it, or a majority of the acceptors hold one
 /// value (once chosen, every higher accept carries it, so its majority keeps holding it).
@@ -184,5 +184,9 @@ impl Story for Paxos {
 
     fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
         narrate::retold(records)
+    }
+
+    fn measures(records: &[Record<PaxosNode>]) -> Vec<Measure> {
+        measure::measures(records)
     }
 }

@@ -8,7 +8,7 @@
 use crate::raft::{RaftNode, RaftNote};
 use sim_core::{Event, Fault, Instant, Record};
 use std::collections::BTreeMap;
-use traces::{Lang, Measure, MeasureKind};
+use traces::{Lang, Measure};
 
 /// A stretch of time with no leader: from `from` (the start, or the leader going down) to the
 /// next leader's election (or the end of the run, `to: None`).
@@ -162,36 +162,12 @@ pub fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
         .filter_map(|g| g.to.map(|to| to.saturating_since(g.from).as_nanos()))
         .max();
     vec![
-        Measure {
-            name: "candidacies",
-            kind: MeasureKind::Count,
-            value: f.elections,
-        },
-        Measure {
-            name: "leader_term",
-            kind: MeasureKind::Count,
-            value: f.first_term,
-        },
-        Measure {
-            name: "time_to_leader",
-            kind: MeasureKind::Nanos,
-            value: f.first_at.map(|t| t.as_nanos()),
-        },
-        Measure {
-            name: "no_leader_after_fault",
-            kind: MeasureKind::Nanos,
-            value: after_fault,
-        },
-        Measure {
-            name: "stale_stood_first",
-            kind: MeasureKind::Flag,
-            value: Some(u64::from(f.stale_stood_first)),
-        },
-        Measure {
-            name: "max_term",
-            kind: MeasureKind::Count,
-            value: Some(f.max_term),
-        },
+        Measure::count("candidacies", f.elections),
+        Measure::count("leader_term", f.first_term),
+        Measure::nanos("time_to_leader", f.first_at.map(|t| t.as_nanos())),
+        Measure::nanos("no_leader_after_fault", after_fault),
+        Measure::flag("stale_stood_first", Some(u64::from(f.stale_stood_first))),
+        Measure::count("max_term", Some(f.max_term)),
     ]
 }
 

@@ -8,7 +8,7 @@ use crate::raft::log_invariants::Logs;
 use crate::raft::{RaftMsg, RaftNode, RaftNote};
 use sim_core::{Event, Instant, Record};
 use std::collections::{BTreeMap, BTreeSet};
-use traces::{Lang, Measure, MeasureKind};
+use traces::{Lang, Measure};
 
 /// The replication figures of a run (all zero when no client wrote).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -126,21 +126,9 @@ pub fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
         return Vec::new();
     }
     vec![
-        Measure {
-            name: "request_to_answer",
-            kind: MeasureKind::Nanos,
-            value: f.mean_wait_ns(),
-        },
-        Measure {
-            name: "messages_per_entry",
-            kind: MeasureKind::Count,
-            value: f.messages_per_entry(),
-        },
-        Measure {
-            name: "committed_lost",
-            kind: MeasureKind::Count,
-            value: Some(f.committed_lost),
-        },
+        Measure::nanos("request_to_answer", f.mean_wait_ns()),
+        Measure::count("messages_per_entry", f.messages_per_entry()),
+        Measure::count("committed_lost", Some(f.committed_lost)),
     ]
 }
 

@@ -144,28 +144,39 @@ fn px3_duel_with_fixed_backoff_chooses_nothing() {
     run.check(&PaxosExpect::NothingChosen).unwrap();
 }
 
-// Goal: PX-3's way out. Method: the same duel with random back-off in [1, 40] ms, over several
-// seeds. Proves: the symmetry breaks and a value is chosen, every learner agreeing, with no
-// invariant firing.
+// Goal: PX-3's way out. Method: the same duel with a random back-off in [1, 5] ms (a retry
+// within 3 ms still overtakes the rival's Accepts), over ten seeds, and with a fixed 10 ms.
+// Proves: the duel lasts more than one round at some seed and ends at every seed, every learner
+// agreeing, with no invariant firing; a fixed back-off longer than the Accepts' flight ends it
+// at once (relay-2's first round is chosen): the back-off's length is the cause.
 #[test]
 fn px3_duel_with_random_backoff_ends() {
-    for seed in 1..=5 {
-        let run = duel(OnTimeout::Retry(1, 40), seed);
+    let mut longest_duel = 0;
+    for seed in 1..=10 {
+        let run = duel(OnTimeout::Retry(1, 5), seed);
         assert_eq!(run.violated(), Vec::<String>::new(), "seed {seed}");
         let chosen = run.chosen();
         assert!(!chosen.is_empty(), "seed {seed}: nothing chosen");
         run.check(&PaxosExpect::Chosen(chosen[0].2.clone()))
             .unwrap();
+        longest_duel = longest_duel.max(highest_prepared(&run));
     }
+    assert!(longest_duel > 22, "some duel lasts past round 2: {longest_duel}");
+    let long_fixed = duel(OnTimeout::Retry(10, 10), 1);
+    run_chooses_at_once(&long_fixed);
+}
+
+fn run_chooses_at_once(run: &Run) {
+    assert_eq!(run.violated(), Vec::<String>::new());
+    run.check(&PaxosExpect::Chosen("relay-2".into())).unwrap();
+    assert!(run.chosen().iter().any(|(_, n, _, _)| *n == 12));
 }
 
 // Goal: the duel's control. Method: the same timing with `GiveUp`. Proves: the duel is the
 // retries' doing: relay-1 gives up after its Accepts are refused and relay-2's round succeeds.
 #[test]
 fn px3_control_without_retries_relay2_wins() {
-    let run = duel(OnTimeout::GiveUp, 1);
-    assert_eq!(run.violated(), Vec::<String>::new());
-    run.check(&PaxosExpect::Chosen("relay-2".into())).unwrap();
+    run_chooses_at_once(&duel(OnTimeout::GiveUp, 1));
 }
 
 // Goal: determinism. Method: run the random-back-off duel twice with one seed and once with
@@ -173,9 +184,9 @@ fn px3_control_without_retries_relay2_wins() {
 // from the seeded streams (another seed, another trace).
 #[test]
 fn same_seed_same_records() {
-    let a = duel(OnTimeout::Retry(1, 40), 7).json();
-    assert_eq!(a, duel(OnTimeout::Retry(1, 40), 7).json());
-    assert_ne!(a, duel(OnTimeout::Retry(1, 40), 8).json());
+    let a = duel(OnTimeout::Retry(1, 5), 7).json();
+    assert_eq!(a, duel(OnTimeout::Retry(1, 5), 7).json());
+    assert_ne!(a, duel(OnTimeout::Retry(1, 5), 8).json());
 }
 
 // Goal: phase 1 waits for every promise (the lesson's rule, the default). Method: PX-1 with the
