@@ -21,9 +21,9 @@ pub trait Story: Protocol {
         None
     }
 
-    /// Records whose news another record tells better, left out of the story at every detail
-    /// (by index among `records`): Paxos tells each decision once, in the proposer's count,
-    /// not again in every learner's. None by default.
+    /// Records whose news another record tells better, left out of the story (by index among
+    /// `records`) at every detail but `Everything`: Paxos tells each decision once, in the
+    /// proposer's count, not again in every learner's. None by default.
     fn retold(records: &[Record<Self::Actor>]) -> BTreeSet<usize> {
         let _ = records;
         BTreeSet::new()
@@ -70,7 +70,11 @@ pub struct Told {
 /// is down) is told once, on its first record, with how many more and until when. `dsim run`
 /// and `dsim view` both tell a run with this, so they fold it the same way.
 pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<Told> {
-    let retold = P::retold(records);
+    let retold = if detail == Detail::Everything {
+        BTreeSet::new()
+    } else {
+        P::retold(records)
+    };
     let lines = records.iter().enumerate().filter_map(|(index, r)| {
         if retold.contains(&index) {
             return None;

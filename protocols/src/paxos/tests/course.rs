@@ -161,7 +161,10 @@ fn px3_duel_with_random_backoff_ends() {
             .unwrap();
         longest_duel = longest_duel.max(highest_prepared(&run));
     }
-    assert!(longest_duel > 22, "some duel lasts past round 2: {longest_duel}");
+    assert!(
+        longest_duel > 22,
+        "some duel lasts past round 2: {longest_duel}"
+    );
     let long_fixed = duel(OnTimeout::Retry(10, 10), 1);
     run_chooses_at_once(&long_fixed);
 }
