@@ -57,6 +57,8 @@ pub struct RunResult {
     pub protocol: String,
     /// The seed used.
     pub seed: u64,
+    /// The invariants checked at every step, by name (what held is these less the violated).
+    pub invariants: Vec<String>,
     /// The kernel's report (stop reason, steps, time, violations, network counts).
     pub report: RunReport,
     /// Each expectation and whether it held.
@@ -222,11 +224,16 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
         view.attach_story(tell::<P>(records, options.lang, options.view_detail));
         view
     });
+    let invariants = P::invariants(&prep.doc.config)
+        .iter()
+        .map(|i| i.name().to_string())
+        .collect();
     RunResult {
         scenario: prep.name.clone(),
         description: prep.doc.description.clone(),
         protocol: P::NAME.to_string(),
         seed,
+        invariants,
         report: executed.report,
         expectations,
         expect_violation: prep.doc.expect_violation.clone(),

@@ -111,12 +111,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         );
     } else {
         let sets: String = args.set.iter().map(|s| format!(" --set '{s}'")).collect();
-        let limit = if args.full {
-            usize::MAX
-        } else {
-            STORY_HEAD + STORY_TAIL
-        };
-        print_story(&result, args.lang, &sets, limit)?;
+        print_story(&result, args.lang, &sets, args.full)?;
     }
     Ok(if result.passed { OK } else { FAILED })
 }
@@ -195,11 +190,13 @@ fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
     }
 }
 
-/// Lines a long story shows from its start and its end unless `--full` is given.
+/// Lines a long story shows from its start and its end unless `--full` is given, and at most
+/// how many lines of key events (a join, a choice, a new leader) it shows in between.
 const STORY_HEAD: usize = 80;
 const STORY_TAIL: usize = 40;
+const STORY_KEYS: usize = 40;
 
-fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) -> Result<(), CliError> {
+fn print_story(result: &RunResult, lang: Lang, sets: &str, full: bool) -> Result<(), CliError> {
     let es = lang == Lang::Es;
     out!("{} ({})", result.scenario, result.description);
     out!(
@@ -209,19 +206,23 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) -> Resu
         result.seed
     );
     out!();
-    let n = result.story.len();
-    for (i, line) in result.story.iter().enumerate() {
-        if n > limit && i == STORY_HEAD {
-            let hidden = n - STORY_HEAD - STORY_TAIL;
-            if es {
-                out!("   ...     ({hidden} líneas más; la historia entera con --full)");
-            } else {
-                out!("   ...     ({hidden} more lines; the whole story with --full)");
+    let (head, tail) = if full {
+        (usize::MAX / 2, usize::MAX / 2)
+    } else {
+        (STORY_HEAD, STORY_TAIL)
+    };
+    for shown in traces::story::shorten(&result.story, head, tail, STORY_KEYS) {
+        let line = match shown {
+            traces::story::Shown::Line(line) => line,
+            traces::story::Shown::Gap(hidden) => {
+                if es {
+                    out!("   ...     ({hidden} líneas más; la historia entera con --full)");
+                } else {
+                    out!("   ...     ({hidden} more lines; the whole story with --full)");
+                }
+                continue;
             }
-        }
-        if n > limit && i >= STORY_HEAD && i < n - STORY_TAIL {
-            continue;
-        }
+        };
         let t = line.time.as_nanos();
         out!(
             "{:>4}.{:03}s  {}",
@@ -272,6 +273,19 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, limit: usize) -> Resu
             v.step,
             v.time,
             v.message
+        );
+    }
+    let held: Vec<&str> = result
+        .invariants
+        .iter()
+        .filter(|name| !r.violations.iter().any(|v| &v.invariant == *name))
+        .map(String::as_str)
+        .collect();
+    if !held.is_empty() {
+        out!(
+            "{}: {}",
+            say("invariants held", "invariantes que se cumplen"),
+            held.join(", ")
         );
     }
     let (ok, fail) = ("ok  ", say("FAIL", "FALLA"));

@@ -324,3 +324,32 @@ fn a_role_step_with_nobody_in_the_role_is_told() {
         "{es}"
     );
 }
+
+/// Goal: a long run's default story keeps the event the lesson is about in view. Method: the
+/// default (shortened) story of each RING-6 scenario, whose join, leave, MOVED or split happens
+/// in the middle of a load of reads and writes, and of RF-1. Proves: the event's line is shown,
+/// the story stays on a screen or two (at most 200 lines), and the lines left out are counted.
+#[test]
+fn the_default_story_of_a_long_run_shows_what_the_lesson_is_about() {
+    let cases = [
+        ("ring/join-under-load", "epoch 1: join n6"),
+        ("ring/leave", "epoch 1: leave n2"),
+        ("ring/moved", "MOVED: "),
+        ("ring/dynamic-split", "splits at"),
+        ("ring/dynamic-split", "epoch 2: split at"),
+    ];
+    for (scenario, event) in cases {
+        let out = dsim(&["run", scenario]);
+        let story = stdout(&out);
+        assert!(story.contains(event), "{scenario}: no {event:?}\n{story}");
+        assert!(
+            story.contains("more lines; the whole story with --full"),
+            "{scenario}"
+        );
+        assert!(
+            story.lines().count() <= 200,
+            "{scenario}: {} lines",
+            story.lines().count()
+        );
+    }
+}

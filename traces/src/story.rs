@@ -8,7 +8,7 @@
 
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
-use sim_core::{Instant, Protocol, Record};
+use sim_core::{Event, Instant, Protocol, Record};
 use std::collections::BTreeSet;
 
 /// How a protocol's runs read as a story, and what a sweep measures of them.
@@ -27,6 +27,14 @@ pub trait Story: Protocol {
     fn retold(records: &[Record<Self::Actor>]) -> BTreeSet<usize> {
         let _ = records;
         BTreeSet::new()
+    }
+
+    /// Whether `record` is an event the lesson is about (a value chosen, a leader elected, a
+    /// join, a MOVED redirect ...): a long story shows such lines even where it leaves the
+    /// routine ones out. Faults and violations always are; nothing else by default.
+    fn is_key(record: &Record<Self::Actor>) -> bool {
+        let _ = record;
+        false
     }
 
     /// Figures of one run that a sweep over seeds aggregates (elections until a leader, time
@@ -62,6 +70,10 @@ pub struct Told {
     pub time: Instant,
     /// The line.
     pub text: String,
+    /// Whether it tells an event the lesson is about ([`Story::is_key`], a fault, a violation),
+    /// which a shortened story still shows.
+    #[serde(skip)]
+    pub key: bool,
 }
 
 /// The story of `records` at `detail`: the protocol's own lines, the generic ones for the rest.
@@ -80,10 +92,12 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
             return None;
         }
         let text = line::<P>(r, lang, detail)?;
+        let generic_key = matches!(r.event, Event::Fault { .. } | Event::Violation { .. });
         Some(Told {
             index,
             time: r.time,
             text,
+            key: generic_key || P::is_key(r),
         })
     });
     if detail == Detail::Everything {
@@ -109,6 +123,56 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
             Lang::Es => format!(" (y {n} más iguales, hasta {until})"),
         };
         out[at].text.push_str(&more);
+    }
+    out
+}
+
+/// One entry of a shortened story: a told line, or a gap of routine lines left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shown<'a> {
+    /// A line shown.
+    Line(&'a Told),
+    /// This many lines left out.
+    Gap(usize),
+}
+
+/// A long story shortened to what a person reads: its first `head` and last `tail` lines and,
+/// in between, the lines of key events (at most `keys` of them), so a join, a choice or a
+/// leader in the middle of a long run stays in view. A gap of one line shows the line instead
+/// (leaving one out saves nothing). A story of at most `head + tail` lines is shown whole.
+pub fn shorten(story: &[Told], head: usize, tail: usize, keys: usize) -> Vec<Shown<'_>> {
+    let n = story.len();
+    if n <= head + tail {
+        return story.iter().map(Shown::Line).collect();
+    }
+    let mut keys_left = keys;
+    let keep: Vec<bool> = story
+        .iter()
+        .enumerate()
+        .map(|(i, told)| {
+            if i < head || i >= n - tail {
+                return true;
+            }
+            let key = told.key && keys_left > 0;
+            keys_left -= usize::from(key);
+            key
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if keep[i] {
+            out.push(Shown::Line(&story[i]));
+            i += 1;
+            continue;
+        }
+        let gap = keep[i..].iter().take_while(|k| !**k).count();
+        if gap == 1 {
+            out.push(Shown::Line(&story[i]));
+        } else {
+            out.push(Shown::Gap(gap));
+        }
+        i += gap;
     }
     out
 }
@@ -173,4 +237,50 @@ pub enum MeasureKind {
     Flag,
     /// One outcome among several (which proposer won): printed as how many runs had each.
     Tally,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn told(index: usize, key: bool) -> Told {
+        Told {
+            index,
+            time: Instant::ZERO,
+            text: format!("line {index}"),
+            key,
+        }
+    }
+
+    fn shape(shown: &[Shown<'_>]) -> Vec<String> {
+        shown
+            .iter()
+            .map(|s| match s {
+                Shown::Line(t) => t.index.to_string(),
+                Shown::Gap(n) => format!("({n})"),
+            })
+            .collect()
+    }
+
+    // Goal: what a shortened story keeps. Method: stories of 5, 6 and 12 lines shortened to 2
+    // first and 2 last lines, with key lines in the middle and a cap of one key line. Proves: a
+    // short story is whole; a gap of one line shows the line; key lines stay in view up to the
+    // cap, and the gaps count what is left out.
+    #[test]
+    fn a_shortened_story_keeps_its_ends_and_its_key_events() {
+        let story = |n: usize, keys: &[usize]| -> Vec<Told> {
+            (0..n).map(|i| told(i, keys.contains(&i))).collect()
+        };
+        let four = story(4, &[]);
+        assert_eq!(shape(&shorten(&four, 2, 2, 1)), ["0", "1", "2", "3"]);
+        let five = story(5, &[]);
+        assert_eq!(shape(&shorten(&five, 2, 2, 1)), ["0", "1", "2", "3", "4"]);
+        let six = story(6, &[]);
+        assert_eq!(shape(&shorten(&six, 2, 2, 1)), ["0", "1", "(2)", "4", "5"]);
+        let twelve = story(12, &[5, 8]);
+        assert_eq!(
+            shape(&shorten(&twelve, 2, 2, 1)),
+            ["0", "1", "(3)", "5", "(4)", "10", "11"]
+        );
+    }
 }

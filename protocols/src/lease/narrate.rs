@@ -192,3 +192,18 @@ pub fn narrate(record: &Record<LeaseNode>, lang: Lang) -> Option<String> {
         _ => None,
     }
 }
+
+/// The events the lease lesson is about: who leads, who steps down, a lease that ends, a
+/// fenced write refused.
+pub fn is_key(record: &Record<LeaseNode>) -> bool {
+    matches!(
+        &record.event,
+        Event::Note {
+            note: LeaseNote::Leads { .. }
+                | LeaseNote::StepsDown { .. }
+                | LeaseNote::LeaseEnded { .. }
+                | LeaseNote::Rejected { .. },
+            ..
+        }
+    )
+}

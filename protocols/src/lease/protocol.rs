@@ -147,6 +147,10 @@ impl Story for Lease {
         narrate::narrate(record, lang)
     }
 
+    fn is_key(record: &Record<LeaseNode>) -> bool {
+        narrate::is_key(record)
+    }
+
     /// Split-brain time, stale writes accepted and rejected, leaderships, and the longest
     /// stretch without a leader.
     fn measures(records: &[Record<LeaseNode>]) -> Vec<Measure> {

@@ -185,3 +185,14 @@ pub fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
     }
     retold
 }
+
+/// The events PX-1..3 are about: a value adopted from a promise, a value chosen.
+pub fn is_key(record: &Record<PaxosNode>) -> bool {
+    matches!(
+        &record.event,
+        Event::Note {
+            note: PaxosNote::Adopted { .. } | PaxosNote::Chosen { .. },
+            ..
+        }
+    )
+}

@@ -182,6 +182,10 @@ impl Story for Paxos {
         narrate::narrate(record, lang)
     }
 
+    fn is_key(record: &Record<PaxosNode>) -> bool {
+        narrate::is_key(record)
+    }
+
     fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
         narrate::retold(records)
     }

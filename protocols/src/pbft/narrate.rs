@@ -507,3 +507,15 @@ pub fn narrate(record: &Record<PbftNode>, lang: Lang) -> Option<String> {
         _ => None,
     }
 }
+
+/// The events the PBFT lesson is about: a view change and the new view (a Byzantine replica's
+/// acts are too many to keep in a shortened story; its first ones are in the head).
+pub fn is_key(record: &Record<PbftNode>) -> bool {
+    matches!(
+        &record.event,
+        Event::Note {
+            note: PbftNote::ViewChangeStarted { .. } | PbftNote::NewViewEntered { .. },
+            ..
+        }
+    )
+}

@@ -186,4 +186,8 @@ impl Story for Pbft {
     fn narrate(record: &Record<PbftNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }
+
+    fn is_key(record: &Record<PbftNode>) -> bool {
+        narrate::is_key(record)
+    }
 }

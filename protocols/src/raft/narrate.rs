@@ -369,3 +369,16 @@ fn step_down_line(node: &str, from: u64, to: u64, because: &StepDownCause, es: b
         }
     }
 }
+
+/// The events RF-1 and RF-2 are about: a leader elected, a leader stepping down, a commit.
+pub fn is_key(record: &Record<RaftNode>) -> bool {
+    matches!(
+        &record.event,
+        Event::Note {
+            note: RaftNote::BecameLeader { .. }
+                | RaftNote::SteppedDown { .. }
+                | RaftNote::Committed { .. },
+            ..
+        }
+    )
+}

@@ -168,6 +168,10 @@ impl Story for Raft {
     fn narrate(record: &Record<RaftNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }
+
+    fn is_key(record: &Record<RaftNode>) -> bool {
+        narrate::is_key(record)
+    }
     fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
         let mut all = measure::measures(records);
         all.extend(replication_measure::measures(records));

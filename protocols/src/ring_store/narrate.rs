@@ -350,3 +350,25 @@ pub fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
         _ => None,
     }
 }
+
+/// The events RING-5 and RING-6 are about: a join or leave, the new ring, a split, a MOVED
+/// redirect, a rebalance finished, a write or read that failed, a hint delivered.
+pub fn is_key(record: &Record<RingNode>) -> bool {
+    use crate::ring_store::msg::RingCommand;
+    match &record.event {
+        Event::Command { command, .. } => {
+            matches!(command, RingCommand::Join(_) | RingCommand::Leave(_))
+        }
+        Event::Note { note, .. } => matches!(
+            note,
+            RingNote::OwnershipChanged { .. }
+                | RingNote::Split { .. }
+                | RingNote::Redirected { .. }
+                | RingNote::RebalanceDone { .. }
+                | RingNote::WriteFailed { .. }
+                | RingNote::ReadFailed { .. }
+                | RingNote::HintDelivered { .. }
+        ),
+        _ => false,
+    }
+}

@@ -124,4 +124,8 @@ impl Story for LiveRing {
     fn narrate(record: &Record<RingNode>, lang: Lang) -> Option<String> {
         narrate::narrate(record, lang)
     }
+
+    fn is_key(record: &Record<RingNode>) -> bool {
+        narrate::is_key(record)
+    }
 }

@@ -77,6 +77,7 @@ mod tests {
             index,
             time: sim_core::Instant::ZERO,
             text: text.into(),
+            key: false,
         };
         let lines = [told(1, "a: Ping to b LOST"), told(2, "[a] done")];
         v.attach_story(lines);
