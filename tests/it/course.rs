@@ -196,8 +196,8 @@ fn the_duel_ends_whatever_the_seed_and_the_expectation_can_fail() {
 
 /// Goal: PX-3 teaches the real cause of the duel. Method: `dsim sweep paxos/dueling-proposers
 /// --json` over 50 seeds with the back-off fixed at 2 ms, drawn in 1..5 ms, and fixed at 10 ms.
-/// Proves: a fixed back-off shorter than the Accepts' flight never chooses; a fixed one longer
-/// than it chooses at once (n=12, one failed phase) at every seed; a random short one duels for
+/// Proves: a fixed back-off that always overtakes the rival's Accepts never chooses; one that
+/// never does chooses at once (n=12, one failed phase) at every seed; a random short one duels for
 /// some phases (median above 1) and then chooses at every seed, either proposer winning at some.
 #[test]
 fn px3_the_duel_lasts_while_the_back_off_is_shorter_than_the_accepts_flight() {
@@ -352,4 +352,50 @@ fn the_default_story_of_a_long_run_shows_what_the_lesson_is_about() {
             story.lines().count()
         );
     }
+}
+
+/// Goal: RF-1 with the leader cut off by a partition reads on a screen. Method: raft/leader-crash
+/// with `Partition([["nodo-1"], ["nodo-2", "nodo-3"]])` at 1 s and `Heal` at 2 s instead of the
+/// pause. Proves: the messages the partition cuts are told once per link and kind, with how
+/// many more and until when (about 60 lines before), and the new leader is still told.
+#[test]
+fn messages_cut_by_a_partition_are_told_once_per_link() {
+    let source = scenarios::bundled::find("raft/leader-crash")
+        .unwrap()
+        .source
+        .replace(
+            r#"At(1000, Pause("@leader")),"#,
+            r#"At(1000, Partition([["nodo-1"], ["nodo-2", "nodo-3"]])),"#,
+        )
+        .replace(r#"At(2000, Resume("@leader")),"#, "At(2000, Heal),");
+    let file = temp_file("partitioned.ron", &source);
+    let story = stdout(&dsim(&["run", file.to_str().unwrap()]));
+    let cut: Vec<&str> = story
+        .lines()
+        .filter(|l| l.contains("LOST (cut by a partition)"))
+        .collect();
+    assert!(!cut.is_empty() && cut.len() <= 8, "{story}");
+    assert!(
+        cut.iter()
+            .any(|l| l.contains("more cut by the partition, until")),
+        "{story}"
+    );
+    assert!(story.contains("is LEADER of term"), "{story}");
+}
+
+/// Goal: RF-2's terms without a leader are called what the lesson calls them. Method: the
+/// split-votes story in Spanish and in English. Proves: "votos divididos en el término 1, nadie
+/// tuvo mayoría" opens term 2's first candidacy (and "split vote in term 1" in English).
+#[test]
+fn a_split_vote_is_called_votos_divididos() {
+    let es = stdout(&dsim(&["run", "raft/split-votes", "--lang", "es"]));
+    assert!(
+        es.contains("votos divididos en el término 1, nadie tuvo mayoría; "),
+        "{es}"
+    );
+    let en = stdout(&dsim(&["run", "raft/split-votes"]));
+    assert!(
+        en.contains("split vote in term 1, nobody got a majority; "),
+        "{en}"
+    );
 }

@@ -9,7 +9,7 @@
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
 use sim_core::{Event, Instant, Protocol, Record};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How a protocol's runs read as a story, and what a sweep measures of them.
 pub trait Story: Protocol {
@@ -27,6 +27,14 @@ pub trait Story: Protocol {
     fn retold(records: &[Record<Self::Actor>]) -> BTreeSet<usize> {
         let _ = records;
         BTreeSet::new()
+    }
+
+    /// Lines that depend on other records, told in place of the record's own line (by index
+    /// among `records`): Raft names a term whose vote split ("votos divididos") on the next
+    /// term's first candidacy. None by default.
+    fn retell(records: &[Record<Self::Actor>], lang: Lang) -> BTreeMap<usize, String> {
+        let _ = (records, lang);
+        BTreeMap::new()
     }
 
     /// Whether `record` is an event the lesson is about (a value chosen, a leader elected, a
@@ -87,11 +95,26 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
     } else {
         P::retold(records)
     };
+    let cut = if detail == Detail::Everything {
+        PartitionCuts::default()
+    } else {
+        PartitionCuts::of(records)
+    };
+    let retell = P::retell(records, lang);
     let lines = records.iter().enumerate().filter_map(|(index, r)| {
-        if retold.contains(&index) {
+        if retold.contains(&index) || cut.folded.contains(&index) {
             return None;
         }
-        let text = line::<P>(r, lang, detail)?;
+        let mut text = match retell.get(&index) {
+            Some(text) => text.clone(),
+            None => line::<P>(r, lang, detail)?,
+        };
+        if let Some((n, until)) = cut.more.get(&index) {
+            text.push_str(&match lang {
+                Lang::En => format!(" (and {n} more cut by the partition, until {until})"),
+                Lang::Es => format!(" (y {n} más cortados por la partición, hasta {until})"),
+            });
+        }
         let generic_key = matches!(r.event, Event::Fault { .. } | Event::Violation { .. });
         Some(Told {
             index,
@@ -125,6 +148,55 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
         out[at].text.push_str(&more);
     }
     out
+}
+
+/// Messages a partition cut, told once per link and kind while the partition lasts: a leader's
+/// heartbeats to the other side are one line, "(and 28 more cut by the partition, until ...)",
+/// not one line each.
+#[derive(Default)]
+struct PartitionCuts {
+    /// Records told by an earlier line of the same link and kind.
+    folded: BTreeSet<usize>,
+    /// For the first record of each link and kind: how many more, and the last one's time.
+    more: BTreeMap<usize, (u32, Instant)>,
+}
+
+impl PartitionCuts {
+    fn of<A: sim_core::Actor>(records: &[Record<A>]) -> PartitionCuts {
+        let mut cuts = PartitionCuts::default();
+        // (from, to, kind) -> the index of its first cut record in this partition.
+        let mut first: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+        for (index, r) in records.iter().enumerate() {
+            match &r.event {
+                // A new partition or a heal starts the count again.
+                Event::Fault {
+                    fault:
+                        sim_core::Fault::Partition(_)
+                        | sim_core::Fault::PartitionOneWay(..)
+                        | sim_core::Fault::Heal,
+                } => first.clear(),
+                Event::Drop {
+                    from,
+                    to,
+                    msg_kind,
+                    reason: sim_core::DropReason::Partition,
+                    ..
+                } => match first.entry((from.as_ref(), to.as_ref(), msg_kind.as_ref())) {
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        e.insert(index);
+                    }
+                    std::collections::btree_map::Entry::Occupied(e) => {
+                        cuts.folded.insert(index);
+                        let more = cuts.more.entry(*e.get()).or_insert((0, r.time));
+                        more.0 += 1;
+                        more.1 = r.time;
+                    }
+                },
+                _ => {}
+            }
+        }
+        cuts
+    }
 }
 
 /// One entry of a shortened story: a told line, or a gap of routine lines left out.

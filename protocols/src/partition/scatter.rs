@@ -55,7 +55,7 @@ pub struct FanOut {
     pub queries: u64,
     /// Queries whose slowest answer was above the threshold.
     pub slow_queries: u64,
-    /// Median and 99th percentile of the query's time, in ms.
+    /// Median of the query's time, in ms.
     pub p50_ms: u64,
     /// 99th percentile of the query's time, in ms.
     pub p99_ms: u64,

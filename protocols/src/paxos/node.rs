@@ -97,7 +97,8 @@ pub struct ProposerState {
     pub value: Value,
     /// Rounds started so far (durable: a number is never reused).
     pub round: u64,
-    /// The highest promise reported by a nack, so the next round jumps above it.
+    /// The highest promise reported by a nack (the next round jumps above it under
+    /// `numbering: PastHighestSeen`).
     pub highest_seen: Number,
     /// The phase in progress (volatile).
     pub phase: Phase,
@@ -522,7 +523,7 @@ impl PaxosNode {
         let (Some(l), Some(count)) = (self.learner.as_mut(), count) else {
             return;
         };
-        // A proposer-learner reports its own round when its phase 2 ends (see `close_phase`),
+        // A proposer-learner reports its own round when its phase 2 ends (see `end_phase`),
         // with every accept counted by then, as the lesson does.
         if count >= majority && !own_phase_open && l.noted.insert(n) {
             ctx.note(PaxosNote::Chosen {

@@ -12,6 +12,7 @@ use crate::raft::log::Entry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use sim_core::{Event, Fault, Record};
+use std::collections::{BTreeMap, BTreeSet};
 use traces::Lang;
 
 /// The story line of one record, or `None` to leave it to the generic narrator.
@@ -381,4 +382,52 @@ pub fn is_key(record: &Record<RaftNode>) -> bool {
             ..
         }
     )
+}
+
+/// The first candidacy of a term that follows a split vote, told with it: "votos divididos en
+/// el término 2, nadie tuvo mayoría; nodo-3: timeout, me presento en el término 3". A term had
+/// a split vote when two or more nodes stood in it and none became its leader (the lesson's
+/// RF-2).
+pub fn retell(records: &[Record<RaftNode>], lang: Lang) -> BTreeMap<usize, String> {
+    let mut candidates: BTreeMap<u64, BTreeSet<&str>> = BTreeMap::new();
+    let mut led: BTreeSet<u64> = BTreeSet::new();
+    let mut first_candidacy: BTreeMap<u64, usize> = BTreeMap::new();
+    for (index, record) in records.iter().enumerate() {
+        let Event::Note { node, note } = &record.event else {
+            continue;
+        };
+        match note {
+            RaftNote::BecameCandidate { term } => {
+                candidates.entry(*term).or_default().insert(node.as_ref());
+                first_candidacy.entry(*term).or_insert(index);
+            }
+            RaftNote::BecameLeader { term, .. } => {
+                led.insert(*term);
+            }
+            _ => {}
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (&term, &index) in &first_candidacy {
+        let previous = term.saturating_sub(1);
+        let split = candidates.get(&previous).is_some_and(|c| c.len() >= 2);
+        if !split || led.contains(&previous) {
+            continue;
+        }
+        let Some(line) = narrate(&records[index], lang) else {
+            continue;
+        };
+        out.insert(
+            index,
+            match lang {
+                Lang::Es => {
+                    format!("votos divididos en el término {previous}, nadie tuvo mayoría; {line}")
+                }
+                Lang::En => {
+                    format!("split vote in term {previous}, nobody got a majority; {line}")
+                }
+            },
+        );
+    }
+    out
 }

@@ -5,6 +5,7 @@ use sim_core::{
     BugKnob, ConfigProblem, Duration, Instant, Invariant, NodeId, Outcome, Protocol, Record, Sim,
     Status,
 };
+use std::collections::BTreeMap;
 use traces::{Lang, Measure, Story};
 
 use crate::raft::config::{self, RaftConfig};
@@ -171,6 +172,10 @@ impl Story for Raft {
 
     fn is_key(record: &Record<RaftNode>) -> bool {
         narrate::is_key(record)
+    }
+
+    fn retell(records: &[Record<RaftNode>], lang: Lang) -> BTreeMap<usize, String> {
+        narrate::retell(records, lang)
     }
     fn measures(records: &[Record<RaftNode>]) -> Vec<Measure> {
         let mut all = measure::measures(records);

@@ -14,6 +14,10 @@ use std::path::PathBuf;
 const DRAWS: u64 = 500_000_000;
 /// Partitions one query may ask.
 const FANOUT: u64 = 100_000;
+/// Queries per fan-out (each query's time is kept to rank its percentiles: 80 MB at most).
+const QUERIES: u64 = 10_000_000;
+/// The slow-query threshold: one day.
+const THRESHOLD_MS: u64 = 86_400_000;
 
 /// `dsim ring scatter`.
 #[derive(Args, Debug)]
@@ -73,12 +77,25 @@ pub(crate) fn scatter(args: &ScatterArgs) -> Result<u8, CliError> {
         fanouts.push(args.partitions);
     }
     fanouts.sort_unstable();
+    fanouts.dedup();
     limits::list("--fanouts", &fanouts, "1,2,4,8,12,16,32,64")?;
     if args.queries == 0 || fanouts.contains(&0) {
         return Err(CliError::bad_input(
             "need --queries >= 1 and every fan-out >= 1, e.g. --queries 100000 --fanouts 1,2,4,8,12",
         ));
     }
+    limits::at_most(
+        u128::from(args.queries),
+        QUERIES,
+        "--queries",
+        "simulate fewer queries, e.g. --queries 100000",
+    )?;
+    limits::at_most(
+        u128::from(args.threshold_ms),
+        THRESHOLD_MS,
+        "--threshold-ms",
+        "use a threshold of at most a day, e.g. --threshold-ms 500",
+    )?;
     let widest = u64::from(*fanouts.last().unwrap_or(&1));
     limits::at_most(
         u128::from(widest),
@@ -86,7 +103,9 @@ pub(crate) fn scatter(args: &ScatterArgs) -> Result<u8, CliError> {
         "the widest fan-out",
         "ask fewer partitions, e.g. --fanouts 1,2,4,8,12,16,32,64",
     )?;
-    let draws = u128::from(args.queries) * fanouts.iter().map(|&f| u128::from(f)).sum::<u128>();
+    // The fan-outs, and one partition alone for the comparison line.
+    let draws =
+        u128::from(args.queries) * (1 + fanouts.iter().map(|&f| u128::from(f)).sum::<u128>());
     limits::at_most(
         draws,
         DRAWS,
@@ -158,14 +177,25 @@ pub(crate) fn scatter(args: &ScatterArgs) -> Result<u8, CliError> {
         args.seed,
         args.queries
     );
+    let lessons = args.partitions == 12
+        && args.slow == AnswerTimes::lesson().slow
+        && args.threshold_ms == AnswerTimes::lesson().threshold_ms;
     out!(
-        "  slow queries: {:.1} % simulated, {:.1} % by 1 - (1 - {})^{} (text 000, section 4: about 11 % for 12 and 1 %)",
+        "  slow queries: {:.1} % simulated, {:.1} % by 1 - (1 - {})^{}{}",
         percent(headline.slow_share()),
         percent(predicted_share(times.slow, args.partitions)),
         args.slow,
-        args.partitions
+        args.partitions,
+        if lessons {
+            " (text 000, section 4: about 11 %)"
+        } else {
+            ""
+        }
     );
-    let alone = simulate(&times, 1, args.queries, args.seed);
+    let alone = match rows.iter().find(|r| r.fanout == 1) {
+        Some(row) => row.clone(),
+        None => simulate(&times, 1, args.queries, args.seed),
+    };
     out!(
         "  the query's time: median {} ms, p99 {} ms; one partition alone: median {} ms, p99 {} ms",
         headline.p50_ms,

@@ -145,7 +145,8 @@ fn px3_duel_with_fixed_backoff_chooses_nothing() {
 }
 
 // Goal: PX-3's way out. Method: the same duel with a random back-off in [1, 5] ms (a retry
-// within 3 ms still overtakes the rival's Accepts), over ten seeds, and with a fixed 10 ms.
+// whose Prepare lands before the rival's Accepts keeps the duel going), over ten seeds, and
+// with a fixed 10 ms.
 // Proves: the duel lasts more than one round at some seed and ends at every seed, every learner
 // agreeing, with no invariant firing; a fixed back-off longer than the Accepts' flight ends it
 // at once (relay-2's first round is chosen): the back-off's length is the cause.

@@ -214,7 +214,12 @@ fn dsim_decides_as_the_lessons_program_on_px1() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    // A fixed seed, so that every run (and CI) tries the same 300 schedules.
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn dsim_decides_as_the_lessons_program((proposers, rounds) in schedule()) {
