@@ -200,9 +200,10 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, full: bool) -> Result
     let es = lang == Lang::Es;
     out!("{} ({})", result.scenario, result.description);
     out!(
-        "{} {}, seed {}",
+        "{} {}, {} {}",
         if es { "protocolo" } else { "protocol" },
         result.protocol,
+        if es { "semilla" } else { "seed" },
         result.seed
     );
     out!();

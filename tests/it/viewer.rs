@@ -119,6 +119,14 @@ out.story = $('story').textContent;
 "#;
     let page = dir.join("steps.html");
     std::fs::write(&page, with_test_script(&html, test)).unwrap();
+    let opened_plain = run_page(&browser, &page, "");
+    assert!(
+        opened_plain["opened"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("step 14 of 50"),
+        "without a #step link it opens at the first lost message (the lesson's point): {opened_plain}"
+    );
     let r = run_page(&browser, &page, "#step=27");
     let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
     assert!(s("opened").starts_with("step 27 of 50"), "{r}");

@@ -238,6 +238,16 @@
     else return;
     e.preventDefault();
   });
+  // Where the lesson starts: the first message lost or the first fault (a crash, a pause, a
+  // partition; installing a rule or a link law is not one yet), else the first step. A
+  // #step=N link wins.
+  const SETUP = ["rule", "clear_rules", "link"];
+  function openingStep() {
+    const first = records.find(function (r) {
+      return r.kind === "drop" || (r.kind === "fault" && SETUP.indexOf(r.what) < 0);
+    });
+    return first ? rowOf.get(first.step) : 0;
+  }
   window.addEventListener("hashchange", fromHash);
-  if (steps.length && !fromHash()) go(steps.length - 1);
+  if (steps.length && !fromHash()) go(openingStep());
 })();
