@@ -75,20 +75,29 @@ fn write_line(note: &RingNote, lang: Lang) -> String {
             value,
             by,
             standins,
+            w,
+            home_sets,
         } => {
             let extra = match (es, standins.is_empty()) {
                 (_, true) => String::new(),
                 (false, false) => format!("; stand-ins counted: {}", standins.join(", ")),
                 (true, false) => format!("; suplentes contados: {}", standins.join(", ")),
             };
-            let w = by.len();
+            let w = if *w == 0 { by.len() as u32 } else { *w };
+            // While the ring moves, W acks are needed from the old homes and W from the new.
+            let quorum = match (es, *home_sets > 1) {
+                (false, false) => format!("W={w}"),
+                (true, false) => format!("W={w}"),
+                (false, true) => format!("W={w} of the old homes and W={w} of the new"),
+                (true, true) => format!("W={w} de las réplicas de antes y W={w} de las nuevas"),
+            };
             match es {
                 false => format!(
-                    "write {key} = '{value}' v{version} confirmed by {} (W={w}){extra}",
+                    "write {key} = '{value}' v{version} confirmed by {} ({quorum}){extra}",
                     by.join(", ")
                 ),
                 true => format!(
-                    "escritura {key} = '{value}' v{version} confirmada por {} (W={w}){extra}",
+                    "escritura {key} = '{value}' v{version} confirmada por {} ({quorum}){extra}",
                     by.join(", ")
                 ),
             }

@@ -62,6 +62,13 @@ pub enum RingNote {
         by: Vec<String>,
         /// Of those, the stand-ins (only under a sloppy quorum, or the bug).
         standins: Vec<String>,
+        /// The W each set of homes needed (0 in traces written before it was recorded).
+        #[serde(default)]
+        w: u32,
+        /// Sets of homes that each needed W acks: 2 while the ring moves (the old homes and
+        /// the new ones, a joint quorum), else 1.
+        #[serde(default = "one")]
+        home_sets: u32,
     },
     /// Coordinator: a write could not reach W home replicas in time.
     WriteFailed {
@@ -281,4 +288,8 @@ pub enum RingNote {
         /// Why not.
         reason: String,
     },
+}
+
+fn one() -> u32 {
+    1
 }

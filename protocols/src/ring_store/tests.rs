@@ -128,6 +128,8 @@ fn checkers_flag_two_values_under_one_version() {
         value: value.into(),
         by: vec!["n1".into()],
         standins: vec![],
+        w: 1,
+        home_sets: 1,
     };
     let mut lost = NoAckedWriteLost::default();
     assert!(lost.observe(&rec(1, "n0", acked("a"))).is_ok());
@@ -250,6 +252,8 @@ fn read_your_latest_ack_fires_only_for_reads_started_after_the_ack() {
         value: "b".into(),
         by: vec!["n1".into()],
         standins: vec![],
+        w: 1,
+        home_sets: 1,
     };
     let started = |req| RingNote::ReadStarted {
         req,
@@ -296,6 +300,8 @@ fn no_acked_write_lost_fires_when_the_last_copy_goes() {
         value: "a".into(),
         by: vec!["n1".into(), "n2".into()],
         standins: vec![],
+        w: 2,
+        home_sets: 1,
     };
     let mut inv = NoAckedWriteLost::default();
     for (i, n) in [stored("n1"), stored("n2"), acked, deleted("n1")]

@@ -311,6 +311,8 @@ impl WriteOp {
             value: self.data.value.clone(),
             by: env.names_of(&by),
             standins: env.names_of(&standins),
+            w: env.cfg.w,
+            home_sets: self.quorums.len() as u32,
         });
     }
 
