@@ -9,6 +9,7 @@
 use crate::ring_store::RingNode;
 use crate::ring_store::notes::{RingNote, Via};
 use sim_core::{Event, Record};
+use std::collections::BTreeMap;
 use traces::Lang;
 
 fn via(v: Via, lang: Lang) -> &'static str {
@@ -380,4 +381,44 @@ pub fn is_key(record: &Record<RingNode>) -> bool {
         ),
         _ => false,
     }
+}
+
+/// A hint that delivers a write the client was told had FAILED, told with that news: the write
+/// reaches its home all the same (a failed write under a sloppy quorum is not an undone one).
+pub fn retell(records: &[Record<RingNode>], lang: Lang) -> BTreeMap<usize, String> {
+    let mut failed: BTreeMap<(&str, u64), sim_core::Instant> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (index, record) in records.iter().enumerate() {
+        let Event::Note { note, .. } = &record.event else {
+            continue;
+        };
+        match note {
+            RingNote::WriteFailed { key, version, .. } => {
+                failed
+                    .entry((key.as_str(), *version))
+                    .or_insert(record.time);
+            }
+            RingNote::HintDelivered { key, version, .. } => {
+                let Some(at) = failed.get(&(key.as_str(), *version)) else {
+                    continue;
+                };
+                let Some(line) = narrate(record, lang) else {
+                    continue;
+                };
+                out.insert(
+                    index,
+                    match lang {
+                        Lang::En => format!(
+                            "{line} (the write reported FAILED at {at} arrives all the same)"
+                        ),
+                        Lang::Es => {
+                            format!("{line} (la escritura que falló a los {at} llega igualmente)")
+                        }
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+    out
 }

@@ -11,6 +11,7 @@ use crate::ring_store::msg::RingCommand;
 use crate::ring_store::narrate;
 use crate::ring_store::node::RingNode;
 use sim_core::{BugKnob, ConfigProblem, Invariant, NodeId, Outcome, Protocol, Record};
+use std::collections::BTreeMap;
 use traces::{Lang, Story};
 
 /// The consistent-hash ring as a live, replicated store.
@@ -127,5 +128,9 @@ impl Story for LiveRing {
 
     fn is_key(record: &Record<RingNode>) -> bool {
         narrate::is_key(record)
+    }
+
+    fn retell(records: &[Record<RingNode>], lang: Lang) -> BTreeMap<usize, String> {
+        narrate::retell(records, lang)
     }
 }
