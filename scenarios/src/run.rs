@@ -230,7 +230,10 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
         .collect();
     RunResult {
         scenario: prep.name.clone(),
-        description: prep.doc.description.clone(),
+        description: match (options.lang, &prep.doc.description_es) {
+            (traces::Lang::Es, Some(es)) => es.clone(),
+            _ => prep.doc.description.clone(),
+        },
         protocol: P::NAME.to_string(),
         seed,
         invariants,

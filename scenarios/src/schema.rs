@@ -39,6 +39,8 @@ pub struct Head {
 #[allow(dead_code)] // Parsed only for its errors.
 pub struct StrictHead {
     description: serde::de::IgnoredAny,
+    #[serde(default)]
+    description_es: Option<serde::de::IgnoredAny>,
     protocol: serde::de::IgnoredAny,
     #[serde(default)]
     config: Option<serde::de::IgnoredAny>,
@@ -64,6 +66,10 @@ pub struct StrictHead {
 pub struct ScenarioDoc<C, M, E> {
     /// One line on what the scenario shows (printed by `dsim list`).
     pub description: String,
+    /// The same line in the course's Spanish, told by `dsim run --lang es` (the English one
+    /// when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_es: Option<String>,
     /// The protocol's name ("paxos", "raft").
     pub protocol: String,
     /// The protocol's settings.

@@ -399,3 +399,27 @@ fn a_split_vote_is_called_votos_divididos() {
         "{en}"
     );
 }
+
+/// Goal: a Spanish class reads each course scenario's point in Spanish. Method: every bundled
+/// file under `course/`, its source and `dsim run NAME --lang es`'s first line. Proves: each has
+/// a `description_es`, and the Spanish story opens with it.
+#[test]
+fn every_course_scenario_has_a_spanish_description() {
+    for b in scenarios::bundled::BUNDLED {
+        let is_course = ["paxos/", "raft/", "ring/", "pbft/", "lease/"]
+            .iter()
+            .any(|p| b.name.starts_with(p));
+        if !is_course {
+            continue;
+        }
+        let line = b
+            .source
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("description_es: \""))
+            .unwrap_or_else(|| panic!("{} has no description_es", b.name));
+        let es = line.trim_end_matches("\",");
+        let out = stdout(&dsim(&["run", b.name, "--lang", "es"]));
+        let first = out.lines().next().unwrap_or_default();
+        assert_eq!(first, format!("{} ({es})", b.name), "{}", b.name);
+    }
+}
