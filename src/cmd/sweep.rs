@@ -2,7 +2,7 @@
 //! outcomes and figures.
 
 use crate::exit::{CliError, FAILED, OK};
-use crate::flags::{apply_sets, parse_sets, worker_pool};
+use crate::flags::{apply_sets, parse_lang, parse_sets, worker_pool};
 use crate::output::out;
 use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,7 +12,7 @@ use scenarios::vary::Grid;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
-use traces::MeasureKind;
+use traces::{Lang, MeasureKind};
 
 /// Arguments of `dsim sweep`.
 #[derive(clap::Args, Debug)]
@@ -38,6 +38,10 @@ pub struct SweepArgs {
     /// Print the results as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Language of the table: en, or es (the course's Spanish). Figures' names stay as they
+    /// are (they are the JSON's keys). Example: --lang es
+    #[arg(long, default_value = "en", value_parser = parse_lang)]
+    pub lang: Lang,
 }
 
 #[derive(Serialize)]
@@ -200,7 +204,7 @@ pub fn run(args: SweepArgs) -> Result<u8, CliError> {
             serde_json::to_string_pretty(&report).expect("serializes")
         );
     } else {
-        print_report(&report)?;
+        print_report(&report, args.lang)?;
     }
     Ok(if failed { FAILED } else { OK })
 }
@@ -230,9 +234,15 @@ fn telling(report: &SweepReport, name: &str) -> bool {
 }
 
 /// "relay-2 in 112 runs (56.0 %), relay-1 in 88 (44.0 %)": most frequent first, then by label.
-fn tally_line(tally: &BTreeMap<String, usize>, runs: usize) -> String {
+fn tally_line(tally: &BTreeMap<String, usize>, runs: usize, lang: Lang) -> String {
+    let es = lang == Lang::Es;
     if tally.is_empty() {
-        return "never reached".into();
+        return if es {
+            "nunca alcanzado"
+        } else {
+            "never reached"
+        }
+        .into();
     }
     let mut by_count: Vec<(&String, &usize)> = tally.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -241,8 +251,13 @@ fn tally_line(tally: &BTreeMap<String, usize>, runs: usize) -> String {
         .enumerate()
         .map(|(i, (label, n))| {
             let share = 100.0 * **n as f64 / runs.max(1) as f64;
-            let runs_word = if i == 0 { " runs" } else { "" };
-            format!("{label} in {n}{runs_word} ({share:.1} %)")
+            let runs_word = match (i, es) {
+                (0, false) => " runs",
+                (0, true) => " ejecuciones",
+                _ => "",
+            };
+            let inn = if es { "en" } else { "in" };
+            format!("{label} {inn} {n}{runs_word} ({share:.1} %)")
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -252,7 +267,9 @@ fn ms(ns: u64) -> String {
     format!("{:.1}ms", ns as f64 / 1e6)
 }
 
-fn print_report(report: &SweepReport) -> Result<(), CliError> {
+fn print_report(report: &SweepReport, lang: Lang) -> Result<(), CliError> {
+    let es = lang == Lang::Es;
+    let say = |en: &'static str, spanish: &'static str| if es { spanish } else { en };
     // How it ran goes to stderr: standard output is the results, identical at any --jobs.
     eprintln!(
         "ran on {} worker threads (--jobs {})",
@@ -261,59 +278,74 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
     let with = if report.sets.is_empty() {
         String::new()
     } else {
-        format!(" with {}", report.sets.join(", "))
+        format!(" {} {}", say("with", "con"), report.sets.join(", "))
     };
     out!(
-        "{}{with}: seeds {}..{} ({} runs per variant)",
+        "{}{with}: {} {}..{} ({} {})",
         report.scenario,
+        say("seeds", "semillas"),
         report.seeds.0,
         report.seeds.1,
-        report.seeds.1 - report.seeds.0
+        report.seeds.1 - report.seeds.0,
+        say("runs per variant", "ejecuciones por variante")
     );
+    let runs = say("runs", "ejecuciones");
     for variant in &report.variants {
         let s = &variant.summary;
         out!();
         if variant.sets.is_empty() && report.sets.is_empty() {
-            out!("the file as written");
+            out!("{}", say("the file as written", "el fichero tal cual"));
         } else if variant.sets.is_empty() {
-            out!("the file with {}", report.sets.join(", "));
+            out!(
+                "{} {}",
+                say("the file with", "el fichero con"),
+                report.sets.join(", ")
+            );
         } else {
             out!("{}", variant.sets.join(", "));
         }
         let violations = if s.violations.is_empty() {
-            "no safety violations".to_string()
+            say("no safety violations", "ninguna violación de seguridad").to_string()
         } else {
             s.violations
                 .iter()
-                .map(|(k, n)| format!("{k} in {n} runs"))
+                .map(|(k, n)| format!("{k} {} {n} {runs}", say("in", "en")))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        out!("  {} runs, {} passed; {violations}", s.runs, s.passed);
+        out!(
+            "  {} {runs}, {} {}; {violations}",
+            s.runs,
+            s.passed,
+            say("passed", "superadas")
+        );
         for m in s.measures.iter().filter(|m| telling(report, m.name)) {
+            let spread = |f: &dyn Fn(u64) -> String| {
+                format!(
+                    "{} {}  p90 {}  {} {}  ({} {runs})",
+                    say("median", "mediana"),
+                    f(m.median.unwrap_or(0)),
+                    f(m.p90.unwrap_or(0)),
+                    say("max", "máx"),
+                    f(m.max.unwrap_or(0)),
+                    m.runs
+                )
+            };
             let line = match m.kind {
                 MeasureKind::Flag => format!(
-                    "{:.1} % of runs ({} of {})",
+                    "{:.1} % {} ({} {} {})",
                     100.0 * m.median.unwrap_or(0) as f64 / m.runs.max(1) as f64,
+                    say("of runs", "de las ejecuciones"),
                     m.median.unwrap_or(0),
+                    say("of", "de"),
                     m.runs
                 ),
-                MeasureKind::Tally => tally_line(&m.tally, s.runs),
-                MeasureKind::Count | MeasureKind::Nanos if m.runs == 0 => "never reached".into(),
-                MeasureKind::Count => format!(
-                    "median {}  p90 {}  max {}  ({} runs)",
-                    m.median.unwrap_or(0),
-                    m.p90.unwrap_or(0),
-                    m.max.unwrap_or(0),
-                    m.runs
-                ),
-                MeasureKind::Nanos => format!(
-                    "median {}  p90 {}  max {}  ({} runs)",
-                    ms(m.median.unwrap_or(0)),
-                    ms(m.p90.unwrap_or(0)),
-                    ms(m.max.unwrap_or(0)),
-                    m.runs
-                ),
+                MeasureKind::Tally => tally_line(&m.tally, s.runs, lang),
+                MeasureKind::Count | MeasureKind::Nanos if m.runs == 0 => {
+                    say("never reached", "nunca alcanzado").into()
+                }
+                MeasureKind::Count => spread(&|v| v.to_string()),
+                MeasureKind::Nanos => spread(&ms),
             };
             out!("  {:24} {line}", m.name);
         }
@@ -324,7 +356,8 @@ fn print_report(report: &SweepReport) -> Result<(), CliError> {
                 .map(|kv| format!(" --set '{kv}'"))
                 .collect();
             out!(
-                "  first failing seed {seed}: dsim run {} --seed {seed}{sets}",
+                "  {} {seed}: dsim run {} --seed {seed}{sets}",
+                say("first failing seed", "primera semilla que falla"),
                 report.scenario
             );
         }

@@ -141,3 +141,49 @@ fn bad_sweep_flags_are_usage_errors() {
         "a variant that does not validate is refused"
     );
 }
+
+/// Goal: a sweep's table reads in the course's Spanish. Method: `dsim sweep --lang es` of the
+/// PX-3 comparison (a variant that fails and one that passes). Proves: the table's words are
+/// Spanish (semillas, ejecuciones, superadas, mediana, nunca alcanzado, primera semilla que
+/// falla) and none of its English words remain; the figures are the English table's.
+#[test]
+fn the_sweep_table_reads_in_spanish() {
+    let args = [
+        "sweep",
+        "paxos/dueling-proposers",
+        "--seeds",
+        "0..20",
+        "--vary",
+        "on_timeout=Retry(2, 2)|Retry(1, 5)",
+    ];
+    let es = stdout(&dsim(&[&args[..], &["--lang", "es"]].concat()));
+    for word in [
+        "semillas 0..20",
+        "ejecuciones por variante",
+        "superadas",
+        "ninguna violación de seguridad",
+        "mediana",
+        "nunca alcanzado",
+        "primera semilla que falla",
+    ] {
+        assert!(es.contains(word), "{word}: {es}");
+    }
+    for english in [
+        " runs",
+        "passed",
+        "median ",
+        "never reached",
+        "seeds ",
+        "first failing",
+    ] {
+        assert!(!es.contains(english), "{english:?} in {es}");
+    }
+    let en = stdout(&dsim(&args));
+    let numbers = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(numbers(&es), numbers(&en));
+}
