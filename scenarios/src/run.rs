@@ -212,7 +212,19 @@ pub fn passes<P: Protocol>(prep: &Prepared<P>, seed: u64) -> bool {
 pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
     let seed = options.seed.unwrap_or(prep.doc.seed);
     let executed = execute(prep, seed, options.max_steps);
-    let (expectations, passed) = verdict(prep, &executed);
+    let (mut expectations, passed) = verdict(prep, &executed);
+    if options.lang != traces::Lang::En {
+        let outcome = Outcome {
+            sim: &executed.sim,
+            records: &executed.records,
+        };
+        for (e, result) in prep.doc.expect.iter().zip(expectations.iter_mut()) {
+            // The verdict stays the model's; only the words change.
+            let (Ok(detail) | Err(detail)) =
+                P::explain(&prep.doc.config, e, &outcome, options.lang);
+            result.detail = detail;
+        }
+    }
     let records = &executed.records;
     let story = tell::<P>(records, options.lang, options.detail);
     let summary = P::summary(records, options.lang);

@@ -423,3 +423,34 @@ fn every_course_scenario_has_a_spanish_description() {
         assert_eq!(first, format!("{} ({es})", b.name), "{}", b.name);
     }
 }
+
+/// Goal: the expectation lines of a Paxos run read in the lesson's Spanish. Method: PX-1 with
+/// `--lang es`, and the never-ending duel edited to expect a choice. Proves: what held reads as
+/// the lesson's final printout ("a1: prometido=21, aceptado=(21, 'relay-1')", "'relay-1'
+/// elegido"), what failed says what was expected in Spanish, and the verdicts are the English
+/// run's (exit codes equal).
+#[test]
+fn paxos_expectations_read_in_spanish() {
+    let es = stdout(&dsim(&["run", "paxos/lost-accepts", "--lang", "es"]));
+    assert!(
+        es.contains("'relay-1' elegido, aprendido por relay-1, relay-2"),
+        "{es}"
+    );
+    assert!(
+        es.contains("a1: prometido=21, aceptado=(21, 'relay-1')"),
+        "{es}"
+    );
+    assert!(es.contains("SUPERADO"), "{es}");
+    let source = scenarios::bundled::find("paxos/dueling-proposers-fixed-backoff")
+        .unwrap()
+        .source
+        .replace("expect: [NothingChosen]", "expect: [SomethingChosen]");
+    let file = temp_file("fixed-es.ron", &source);
+    let out = dsim(&["run", file.to_str().unwrap(), "--lang", "es"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("se esperaba algún valor elegido, pero ningún learner aprendió nada"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -8,7 +8,7 @@
 
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
-use sim_core::{Event, Instant, Protocol, Record};
+use sim_core::{Event, Instant, Outcome, Protocol, Record};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a protocol's runs read as a story, and what a sweep measures of them.
@@ -35,6 +35,18 @@ pub trait Story: Protocol {
     fn retell(records: &[Record<Self::Actor>], lang: Lang) -> BTreeMap<usize, String> {
         let _ = (records, lang);
         BTreeMap::new()
+    }
+
+    /// What an expectation's check found, said in `lang`: `Ok` what held, `Err` why not. The
+    /// verdict is the model's ([`Protocol::check`]); by default so are the words (English).
+    fn explain(
+        config: &Self::Config,
+        expect: &Self::Expect,
+        outcome: &Outcome<'_, Self::Actor>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        let _ = lang;
+        Self::check(config, expect, outcome)
     }
 
     /// Whether `record` is an event the lesson is about (a value chosen, a leader elected, a

@@ -12,6 +12,7 @@ use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::notes::PaxosNote;
 use serde::{Deserialize, Serialize};
 use sim_core::Outcome;
+use traces::Lang;
 
 /// One expectation about a Paxos run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,9 +65,10 @@ fn chosen_by_acceptors(config: &PaxosConfig, outcome: &Outcome<'_, PaxosNode>) -
     ledger.chosen()
 }
 
-fn show(accepted: &Option<Proposal>) -> String {
+fn show(accepted: &Option<Proposal>, es: bool) -> String {
     match accepted {
         Some((n, v)) => format!("({n}, '{v}')"),
+        None if es => "nada".into(),
         None => "nothing".into(),
     }
 }
@@ -77,62 +79,103 @@ pub fn check(
     expect: &PaxosExpect,
     outcome: &Outcome<'_, PaxosNode>,
 ) -> Result<String, String> {
+    check_in(config, expect, outcome, Lang::En)
+}
+
+/// [`check`], said in `lang` (the Spanish of the lesson's printout: `prometido=21,
+/// aceptado=(21, 'relay-1')`).
+pub fn check_in(
+    config: &PaxosConfig,
+    expect: &PaxosExpect,
+    outcome: &Outcome<'_, PaxosNode>,
+    lang: Lang,
+) -> Result<String, String> {
+    let es = lang == Lang::Es;
+    let say = |en: String, spanish: String| if es { spanish } else { en };
     let learned = learned(outcome);
     match expect {
         PaxosExpect::Chosen(want) => {
             if let Some((node, n, got)) = learned.iter().find(|(_, _, v)| **v != **want) {
-                return Err(format!(
-                    "expected '{want}' chosen, but {node} learned '{got}' (n={n})"
+                return Err(say(
+                    format!("expected '{want}' chosen, but {node} learned '{got}' (n={n})"),
+                    format!("se esperaba '{want}' elegido, pero {node} aprendió '{got}' (n={n})"),
                 ));
             }
             let who: std::collections::BTreeSet<&str> =
                 learned.iter().map(|(node, _, _)| node.as_str()).collect();
             if who.is_empty() {
-                return Err(format!(
-                    "expected '{want}' chosen, but no learner learned anything"
+                return Err(say(
+                    format!("expected '{want}' chosen, but no learner learned anything"),
+                    format!("se esperaba '{want}' elegido, pero ningún learner aprendió nada"),
                 ));
             }
-            let who: Vec<&str> = who.into_iter().collect();
-            Ok(format!("'{want}' chosen, learned by {}", who.join(", ")))
+            let who = who.into_iter().collect::<Vec<&str>>().join(", ");
+            Ok(say(
+                format!("'{want}' chosen, learned by {who}"),
+                format!("'{want}' elegido, aprendido por {who}"),
+            ))
         }
         PaxosExpect::SomethingChosen => {
             let Some((first, n, value)) = learned.first() else {
-                return Err("expected some value chosen, but no learner learned anything".into());
+                return Err(say(
+                    "expected some value chosen, but no learner learned anything".into(),
+                    "se esperaba algún valor elegido, pero ningún learner aprendió nada".into(),
+                ));
             };
             if let Some((node, m, other)) = learned.iter().find(|(_, _, v)| v != value) {
-                return Err(format!(
-                    "expected one value chosen, but {first} learned '{value}' (n={n}) and {node} \
-                     learned '{other}' (n={m})"
+                return Err(say(
+                    format!(
+                        "expected one value chosen, but {first} learned '{value}' (n={n}) and \
+                         {node} learned '{other}' (n={m})"
+                    ),
+                    format!(
+                        "se esperaba un solo valor elegido, pero {first} aprendió '{value}' \
+                         (n={n}) y {node} aprendió '{other}' (n={m})"
+                    ),
                 ));
             }
-            Ok(format!(
-                "'{value}' chosen (first learned by {first} at n={n})"
+            Ok(say(
+                format!("'{value}' chosen (first learned by {first} at n={n})"),
+                format!("'{value}' elegido (lo aprendió primero {first} con n={n})"),
             ))
         }
         PaxosExpect::NothingChosen => {
             if let Some((node, n, v)) = learned.first() {
-                return Err(format!(
-                    "expected nothing chosen, but {node} learned '{v}' (n={n})"
+                return Err(say(
+                    format!("expected nothing chosen, but {node} learned '{v}' (n={n})"),
+                    format!("no se esperaba nada elegido, pero {node} aprendió '{v}' (n={n})"),
                 ));
             }
             if let Some((n, v)) = chosen_by_acceptors(config, outcome).first() {
-                return Err(format!(
-                    "expected nothing chosen, but a majority of acceptors accepted '{v}' (n={n})"
+                return Err(say(
+                    format!(
+                        "expected nothing chosen, but a majority of acceptors accepted '{v}' (n={n})"
+                    ),
+                    format!(
+                        "no se esperaba nada elegido, pero una mayoría de acceptors aceptó '{v}' (n={n})"
+                    ),
                 ));
             }
-            Ok("nothing chosen".into())
+            Ok(say("nothing chosen".into(), "nada elegido".into()))
         }
         PaxosExpect::Learned { node, value } => {
             let mine: Vec<&(String, Number, Value)> =
                 learned.iter().filter(|(who, _, _)| who == node).collect();
             match mine.iter().find(|(_, _, v)| **v != **value) {
-                Some((_, n, v)) => Err(format!(
-                    "expected {node} to learn '{value}', but it learned '{v}' (n={n})"
+                Some((_, n, v)) => Err(say(
+                    format!("expected {node} to learn '{value}', but it learned '{v}' (n={n})"),
+                    format!(
+                        "se esperaba que {node} aprendiera '{value}', pero aprendió '{v}' (n={n})"
+                    ),
                 )),
-                None if mine.is_empty() => Err(format!(
-                    "expected {node} to learn '{value}', but it learned nothing"
+                None if mine.is_empty() => Err(say(
+                    format!("expected {node} to learn '{value}', but it learned nothing"),
+                    format!("se esperaba que {node} aprendiera '{value}', pero no aprendió nada"),
                 )),
-                None => Ok(format!("{node} learned '{value}'")),
+                None => Ok(say(
+                    format!("{node} learned '{value}'"),
+                    format!("{node} aprendió '{value}'"),
+                )),
             }
         }
         PaxosExpect::Acceptor {
@@ -141,22 +184,43 @@ pub fn check(
             accepted,
         } => {
             let Some(actor) = outcome.actor(node) else {
-                return Err(format!(
-                    "expected acceptor {node}, but there is no such node"
+                return Err(say(
+                    format!("expected acceptor {node}, but there is no such node"),
+                    format!("se esperaba el acceptor {node}, pero no existe ese nodo"),
                 ));
             };
             let Some(state) = &actor.acceptor else {
-                return Err(format!("expected {node} to be an acceptor, but it is not"));
+                return Err(say(
+                    format!("expected {node} to be an acceptor, but it is not"),
+                    format!("se esperaba que {node} fuera un acceptor, pero no lo es"),
+                ));
             };
-            let want = format!("promised={promised}, accepted={}", show(accepted));
+            let (promised_word, accepted_word) = if es {
+                ("prometido", "aceptado")
+            } else {
+                ("promised", "accepted")
+            };
+            let want = format!(
+                "{promised_word}={promised}, {accepted_word}={}",
+                show(accepted, es)
+            );
             let got = match state.promised {
-                Some(p) => format!("promised={p}, accepted={}", show(&state.accepted)),
-                None => format!("nothing promised, accepted={}", show(&state.accepted)),
+                Some(p) => format!(
+                    "{promised_word}={p}, {accepted_word}={}",
+                    show(&state.accepted, es)
+                ),
+                None => say(
+                    format!("nothing promised, accepted={}", show(&state.accepted, es)),
+                    format!("nada prometido, aceptado={}", show(&state.accepted, es)),
+                ),
             };
             if state.promised == Some(*promised) && state.accepted == *accepted {
                 Ok(format!("{node}: {got}"))
             } else {
-                Err(format!("expected {node} {want}, but it ended with {got}"))
+                Err(say(
+                    format!("expected {node} {want}, but it ended with {got}"),
+                    format!("se esperaba {node} {want}, pero terminó con {got}"),
+                ))
             }
         }
     }

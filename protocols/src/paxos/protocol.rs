@@ -186,6 +186,15 @@ impl Story for Paxos {
         narrate::is_key(record)
     }
 
+    fn explain(
+        config: &PaxosConfig,
+        expect: &PaxosExpect,
+        outcome: &Outcome<'_, PaxosNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        expect::check_in(config, expect, outcome, lang)
+    }
+
     fn retold(records: &[Record<PaxosNode>]) -> BTreeSet<usize> {
         narrate::retold(records)
     }
