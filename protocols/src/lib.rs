@@ -17,17 +17,23 @@
 //!   course's tables (`dsim ring`).
 //! - [`ring_store`]: the consistent-hash ring as a live replicated store (the `ring` protocol):
 //!   a quorum machine, storage nodes and clients, built on `partition`.
+//! - [`register`]: stateright's linearizable register on single-decree Paxos, copied from
+//!   its `examples/paxos.rs` so the explorer's counts can be held against stateright's.
 //! - [`token_ring`]: the kernel's demo, the smallest complete protocol (the glue's reference).
 //!
 //! - [`common`]: no protocol: the shared read-only setup and the node-name check several use.
+//! - [`linearizability`]: no protocol: Wing and Gong's linearizability check of a history,
+//!   for the register model and any store's reads and writes.
 //!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
 pub mod common;
 pub mod lease;
+pub mod linearizability;
 pub mod partition;
 pub mod paxos;
 pub mod pbft;
 pub mod raft;
+pub mod register;
 pub mod ring_store;
 pub mod token_ring;

@@ -1,8 +1,8 @@
 //! Scenarios built into the binary, so `dsim run paxos/lost-accepts` works from anywhere.
 //!
-//! The list mirrors the files under `scenarios/course/`, `scenarios/demo/` and
-//! `scenarios/search/` (the workloads of `dsim explore`); a test checks that every file there is
-//! bundled.
+//! The list mirrors the files under `scenarios/course/`, `scenarios/demo/`,
+//! `scenarios/search/` (the workloads of `dsim explore`) and `scenarios/models/` (other model
+//! checkers' models, for comparing counts); a test checks that every file there is bundled.
 
 /// A scenario that ships inside dsim.
 #[derive(Clone, Copy, Debug)]
@@ -77,6 +77,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "search/paxos-exhaustive" => "search/paxos-exhaustive.ron",
     "search/raft-exhaustive" => "search/raft-exhaustive.ron",
     "search/ring-exhaustive" => "search/ring-exhaustive.ron",
+    "register/stateright-paxos" => "models/register/stateright-paxos.ron",
 };
 
 /// The bundled scenario called `name`.

@@ -208,6 +208,7 @@ pub fn explore<P: Protocol>(
         max_states: settings.max_states,
         keep_going: settings.keep_going,
         within: boundary::<P>(settings),
+        ignored_wait: P::IGNORED_MESSAGES_WAIT,
     };
     let sometimes = P::sometimes(&prep.doc.config);
     let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);

@@ -14,6 +14,7 @@ use protocols::lease::Lease;
 use protocols::paxos::Paxos;
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
+use protocols::register::RegisterPaxos;
 use protocols::ring_store::LiveRing;
 use protocols::token_ring::TokenRingProtocol;
 use sim_core::{Actor, BugKnob, Message};
@@ -205,6 +206,7 @@ pub fn protocols() -> &'static [&'static dyn DynProtocol] {
         &Entry::<LiveRing>(PhantomData),
         &Entry::<Pbft>(PhantomData),
         &Entry::<Lease>(PhantomData),
+        &Entry::<RegisterPaxos>(PhantomData),
         &Entry::<TokenRingProtocol>(PhantomData),
     ]
 }

@@ -146,6 +146,12 @@ pub trait Protocol: 'static {
         Vec::new()
     }
 
+    /// Whether, in an exhaustive search, a message its receiver ignores (its state unchanged,
+    /// nothing sent) stays in flight instead of being consumed: stateright's semantics, which
+    /// a model copied from stateright follows to get stateright's counts. False by default: a
+    /// delivery is a move whatever the receiver makes of it, as in a timed run.
+    const IGNORED_MESSAGES_WAIT: bool = false;
+
     /// The epoch a node is in (a Raft term, a Paxos round), which an exhaustive search can
     /// bound (`--max-epoch`); `None` (the default) for a protocol without one.
     fn epoch(actor: &Self::Actor) -> Option<u64> {

@@ -7,7 +7,7 @@ use scenarios::bundled::BUNDLED;
 #[test]
 fn every_scenario_file_is_bundled() {
     let dir = root().join("scenarios");
-    let mut files: Vec<String> = ["course", "demo", "search"]
+    let mut files: Vec<String> = ["course", "demo", "search", "models"]
         .iter()
         .flat_map(|d| ron_files(&dir.join(d)))
         .map(|p| p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned())

@@ -76,6 +76,10 @@ pub struct Options<A: Actor> {
     /// States outside this boundary (a Raft term past a bound) are neither counted nor
     /// expanded.
     pub within: Option<Boundary<A>>,
+    /// Whether a delivery its receiver ignores (see [`Sim::is_ignored`]) is no move, the
+    /// message staying in flight (stateright's semantics), rather than a move that consumes
+    /// it. The protocol says which it follows (`Protocol::IGNORED_MESSAGES_WAIT`).
+    pub ignored_wait: bool,
 }
 
 impl<A: Actor> Default for Options<A> {
@@ -89,6 +93,7 @@ impl<A: Actor> Default for Options<A> {
             max_states: 50_000_000,
             keep_going: false,
             within: None,
+            ignored_wait: false,
         }
     }
 }
@@ -418,6 +423,9 @@ impl<A: Actor> Search<'_, A> {
         state.sim.moves(state.losses > 0, state.dups > 0, moves);
         let mut any = false;
         for &mv in moves.iter() {
+            if options.ignored_wait && state.sim.is_ignored(mv) {
+                continue;
+            }
             let mut sim = state.sim.clone();
             sim.take(mv);
             if options.within.as_ref().is_some_and(|w| !w(&sim)) {

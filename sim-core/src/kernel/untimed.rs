@@ -395,6 +395,41 @@ impl<A: Actor> Sim<A> {
         h.finish()
     }
 
+    /// Every message in flight as (sender, receiver, content), in no particular order: what a
+    /// `sometimes` property reads ("a `GetOk` with a value is on its way").
+    pub fn messages_in_flight(&self) -> impl Iterator<Item = (NodeId, NodeId, &A::Msg)> {
+        self.queue.pending().filter_map(|p| match p {
+            Pending::Deliver { from, to, msg, .. } => Some((*from, *to, msg)),
+            _ => None,
+        })
+    }
+
+    /// Whether `mv` delivers a message its receiver would ignore: its handler would leave its
+    /// state as it was (by hash) and ask for nothing (no send, no timer, no note). With
+    /// stateright's semantics (`exhaustive::Options::ignored_wait`) such a delivery is no
+    /// move at all: the message stays in flight, for a later state that may want it. The
+    /// handler runs on a copy of the receiver; nothing here changes.
+    pub fn is_ignored(&self, mv: Move) -> bool {
+        if mv.kind != MoveKind::Deliver {
+            return false;
+        }
+        let Some(Pending::Deliver { from, to, msg, .. }) = self.queue.get(self.find(mv)) else {
+            return false;
+        };
+        let node = &self.nodes[to.index()];
+        if node.status != Status::Up {
+            return false;
+        }
+        let mut actor = node.actor.clone();
+        let mut draws = node.draws.clone();
+        let mut effects = Vec::new();
+        let local = node.clock.local(self.now);
+        let mut ctx =
+            crate::actor::Context::new(node.identity, self.now, local, &mut draws, &mut effects);
+        actor.on_message(&mut ctx, self.nodes[from.index()].identity, msg.clone());
+        effects.is_empty() && stable_hash(&actor) == stable_hash(&node.actor)
+    }
+
     /// The messages in flight, by id (ascending; a duplicated one once).
     pub fn in_flight_ids(&self) -> Vec<MsgId> {
         let mut ids: Vec<MsgId> = self

@@ -1,0 +1,61 @@
+//! The register's one invariant: the clients' history is linearizable.
+
+use crate::linearizability::{History, Register};
+use crate::register::node::{RegisterNode, RegisterNote};
+use sim_core::check::hash_memory;
+use sim_core::trace::{Event, Record};
+use sim_core::{Invariant, Kinds, Name};
+use std::hash::Hasher;
+
+/// Every state's history of client operations has a linearization: one order of the writes
+/// and reads, each at an instant between its invocation and its return, in which a register
+/// starting at `'\0'` gives every read its value. The history is what it remembers, so an
+/// exhaustive search keeps it as ghost state (stateright's `LinearizabilityTester`).
+#[derive(Clone, Debug)]
+pub struct Linearizable {
+    history: History<Name, Register<char>>,
+}
+
+impl Default for Linearizable {
+    fn default() -> Self {
+        Linearizable {
+            history: History::new(Register('\0')),
+        }
+    }
+}
+
+impl Invariant<RegisterNode> for Linearizable {
+    fn name(&self) -> &'static str {
+        "linearizable"
+    }
+
+    fn reads(&self) -> Kinds {
+        Kinds::NOTE
+    }
+
+    fn observe(&mut self, record: &Record<RegisterNode>) -> Result<(), String> {
+        let Event::Note { node, note } = &record.event else {
+            return Ok(());
+        };
+        match note {
+            RegisterNote::Invoked(op) => self.history.invoke(node.clone(), op.clone()),
+            RegisterNote::Returned(ret) => self.history.ret(node.clone(), ret.clone()),
+            RegisterNote::Decided { .. } => return Ok(()),
+        }
+        if let Some(why) = self.history.malformed() {
+            return Err(format!("the clients' history is malformed: {why}"));
+        }
+        match self.history.linearization() {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "no order of the clients' operations explains what they saw (not \
+                 linearizable): {}",
+                self.history.describe()
+            )),
+        }
+    }
+
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&self.history, state);
+    }
+}

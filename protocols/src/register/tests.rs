@@ -1,0 +1,98 @@
+//! The register model's handlers, and its exhaustive counts against stateright's.
+
+use crate::register::config::RegisterConfig;
+use crate::register::protocol::RegisterPaxos;
+use sim_core::exhaustive::{self, Options, Order};
+use sim_core::{SimConfig, build_sim};
+
+fn config(clients: u32) -> RegisterConfig {
+    ron::from_str(&format!("(clients: {clients})")).expect("a config")
+}
+
+fn explore(config: &RegisterConfig, order: Order, jobs: usize) -> exhaustive::Report {
+    let mut sim = build_sim::<RegisterPaxos>(config, SimConfig::seeded(1));
+    sim.go_untimed();
+    let options = Options {
+        order,
+        jobs,
+        keep_going: true,
+        ignored_wait: true,
+        ..Options::default()
+    };
+    let sometimes = <RegisterPaxos as sim_core::Protocol>::sometimes(config);
+    exhaustive::explore(sim, &options, &sometimes, &mut |_| {})
+}
+
+/// stateright's `can_model_paxos` pins 16,668 unique states for 2 clients, BFS and DFS alike,
+/// and finds "value chosen" in 8 deliveries.
+#[test]
+fn two_clients_give_staterights_16668_states() {
+    for (order, jobs) in [(Order::Bfs, 1), (Order::Dfs, 1), (Order::Bfs, 2)] {
+        let report = explore(&config(2), order, jobs);
+        assert!(report.violation.is_none(), "{:?}", report.violation);
+        assert!(report.stats.complete);
+        assert_eq!(report.stats.unique_states, 16_668, "{order:?} on {jobs}");
+        if order == Order::Bfs {
+            let example = report.sometimes[0].example.as_ref().expect("reachable");
+            assert_eq!(example.len(), 8, "stateright's discovery is 8 deliveries");
+        }
+    }
+}
+
+/// With 3 clients stateright counts 1,194,428 unique states (its README and `paxos check-bfs
+/// 3`). A few seconds in a release build, minutes in a debug one:
+/// `cargo test --release -p protocols -- --ignored three_clients`.
+#[test]
+#[ignore = "1.2 million states: run in release"]
+fn three_clients_give_staterights_1194428_states() {
+    for order in [Order::Bfs, Order::Dfs] {
+        let report = explore(&config(3), order, 1);
+        assert!(report.violation.is_none(), "{:?}", report.violation);
+        assert!(report.stats.complete);
+        assert_eq!(report.stats.unique_states, 1_194_428, "{order:?}");
+    }
+}
+
+/// The checker is proven by the bug knob: a leader that ignores accepted proposals lets two
+/// servers decide two values, and the clients read them in opposite orders.
+#[test]
+fn ignoring_accepted_proposals_is_caught_as_not_linearizable() {
+    let mut buggy = config(2);
+    buggy.bugs.ignore_accepted = true;
+    let found = explore_until_violation(&buggy);
+    let v = found.violation.expect("a violation");
+    assert_eq!(v.violations[0].invariant, "linearizable");
+    assert!(v.violations[0].message.contains("not linearizable"));
+    assert_eq!(v.path.len(), 17, "the shortest path, breadth first");
+}
+
+/// Without stateright's rule for ignored messages (each delivery consumes its message, as a
+/// timed run does) the same model has other states: the count is the rule's doing.
+#[test]
+fn consuming_ignored_messages_gives_another_count() {
+    let count = |ignored_wait| {
+        let mut sim = build_sim::<RegisterPaxos>(&config(1), SimConfig::seeded(1));
+        sim.go_untimed();
+        let options = Options {
+            keep_going: true,
+            ignored_wait,
+            ..Options::default()
+        };
+        let report = exhaustive::explore(sim, &options, &[], &mut |_| {});
+        assert!(report.stats.complete);
+        report.stats.unique_states
+    };
+    let (waiting, consuming) = (count(true), count(false));
+    eprintln!("1 client: {waiting} states when ignored messages wait, {consuming} when consumed");
+    assert_ne!(waiting, consuming);
+}
+
+fn explore_until_violation(config: &RegisterConfig) -> exhaustive::Report {
+    let mut sim = build_sim::<RegisterPaxos>(config, SimConfig::seeded(1));
+    sim.go_untimed();
+    let options = Options {
+        ignored_wait: true,
+        ..Options::default()
+    };
+    exhaustive::explore(sim, &options, &[], &mut |_| {})
+}
