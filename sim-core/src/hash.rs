@@ -6,11 +6,26 @@
 
 use std::hash::{Hash, Hasher};
 
-/// The stable 64-bit hash of `value`.
+/// The stable 64-bit hash of `value`: XXH3 of the bytes its `Hash` writes. They are gathered
+/// in a buffer of this thread's and hashed at once (see [`BufferHasher`]), which gives the
+/// same hash as XXH3 fed write by write, several times faster; a `Hash` impl that itself
+/// calls `stable_hash` gets the streaming hasher.
 pub fn stable_hash<T: Hash + ?Sized>(value: &T) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
-    value.hash(&mut h);
-    h.finish()
+    thread_local! {
+        static BUFFER: std::cell::RefCell<BufferHasher> = Default::default();
+    }
+    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut h) => {
+            h.clear();
+            value.hash(&mut *h);
+            h.finish()
+        }
+        Err(_) => {
+            let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+            value.hash(&mut h);
+            h.finish()
+        }
+    })
 }
 
 /// A hasher that gathers the bytes it is fed and hashes them at once, for a value hashed in
@@ -33,8 +48,26 @@ impl Hasher for BufferHasher {
     fn finish(&self) -> u64 {
         xxhash_rust::xxh3::xxh3_64(&self.bytes)
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.bytes.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.bytes.push(i);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.bytes.extend_from_slice(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.bytes.extend_from_slice(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        // As a u64 on every platform: the same value hashes the same on 32 and 64 bits.
+        self.write_u64(i as u64);
     }
 }
 
@@ -52,4 +85,13 @@ mod tests {
         assert_eq!(stable_hash(&42u64), GOLDEN);
     }
     const GOLDEN: u64 = 15395265915043915720;
+
+    /// The buffered hash is XXH3's streaming hash of the same bytes.
+    #[test]
+    fn buffered_and_streaming_agree() {
+        let value = (7u8, 1u32, 42u64, "relay-1", vec![3usize, 4], Some('x'));
+        let mut streaming = xxhash_rust::xxh3::Xxh3Default::new();
+        value.hash(&mut streaming);
+        assert_eq!(stable_hash(&value), streaming.finish());
+    }
 }

@@ -74,6 +74,7 @@ impl<A: Actor> Sim<A> {
         slot.timers.clear();
         slot.crashed_claim = if keep_claim { slot.actor.claim() } else { None };
         slot.actor.on_crash();
+        slot.dirty = true;
         self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
     }
 

@@ -187,6 +187,11 @@ struct Node<A: Actor> {
     /// The role the node claimed when it crashed, kept only in a run that restarts a role
     /// (`Restart("@leader")`: the crashed node that was leading).
     crashed_claim: Option<RoleClaim>,
+    /// In an untimed run, the actor's stable hash as of the last step (see
+    /// [`Sim::untimed_hash`]); 0 in a timed run, which never reads it.
+    hash: u64,
+    /// In an untimed run, whether the actor may have changed since `hash` was taken.
+    dirty: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -199,6 +204,9 @@ enum Pending<A: Actor> {
         msg: A::Msg,
         /// An untimed search already delivered a copy of it (see [`Move::Duplicate`]).
         copied: bool,
+        /// In an untimed run, the stable hash of (from, to, msg, copied), taken once at the
+        /// send: a search lists, finds and hashes messages by it. 0 in a timed run.
+        key: u64,
     },
     Timer {
         node: NodeId,
@@ -236,6 +244,9 @@ pub struct Sim<A: Actor> {
     /// Whether a step restarts whoever claimed a role when it crashed: then crashes keep the
     /// claim (see [`Node::crashed_claim`]) and state hashes include it.
     role_restarts: bool,
+    /// Whether the run is untimed (see [`Sim::go_untimed`]): then messages carry their
+    /// content hash and nodes their actor's.
+    untimed: bool,
 }
 
 impl<A: Actor> Sim<A> {
@@ -262,6 +273,7 @@ impl<A: Actor> Sim<A> {
             effects: Vec::new(),
             twins: Vec::new(),
             role_restarts: false,
+            untimed: false,
         }
     }
 
@@ -301,6 +313,8 @@ impl<A: Actor> Sim<A> {
             clock: Clock::default(),
             timers: Vec::new(),
             crashed_claim: None,
+            hash: 0,
+            dirty: true,
         });
         self.queue.push(self.now, Pending::Start(id));
         id
@@ -729,6 +743,7 @@ impl<A: Actor> Sim<A> {
             &mut effects,
         );
         handler(&mut slot.actor, &mut ctx);
+        slot.dirty = true;
         for effect in effects.drain(..) {
             self.apply(node, effect);
         }
@@ -873,6 +888,11 @@ impl<A: Actor> Sim<A> {
         if self.in_flight > self.limits.max_in_flight {
             self.stopped = Some(StopReason::InFlightLimit);
         }
+        let key = if self.untimed {
+            stable_hash(&(from, to, &msg, false))
+        } else {
+            0
+        };
         self.queue.push(
             at,
             Pending::Deliver {
@@ -881,6 +901,7 @@ impl<A: Actor> Sim<A> {
                 to,
                 msg,
                 copied: false,
+                key,
             },
         );
     }

@@ -91,6 +91,7 @@ impl<A: Actor> Sim<A> {
     pub fn go_untimed(&mut self) {
         // Healthy links: losses and copies are the search's moves, never chance.
         *self.network.oracle_mut() = crate::oracle::Oracle::scripted(&[]);
+        self.untimed = true;
         for node in &mut self.nodes {
             node.draws.fix();
         }
@@ -107,6 +108,7 @@ impl<A: Actor> Sim<A> {
                 self.start(node, false);
             }
         }
+        self.refresh_hashes();
     }
 
     /// The moves possible now, into `out` (cleared first), in a fixed order: deliveries by
@@ -124,13 +126,9 @@ impl<A: Actor> Sim<A> {
         let mut next_action: Option<(crate::time::Instant, u64, u32)> = None;
         for (slot, at, seq, event) in self.queue.entries() {
             match event {
-                Pending::Deliver {
-                    from,
-                    to,
-                    msg,
-                    copied,
-                    ..
-                } => deliveries.push((stable_hash(&(from, to, msg, copied)), seq, slot, *copied)),
+                Pending::Deliver { copied, key, .. } => {
+                    deliveries.push((*key, seq, slot, *copied));
+                }
                 Pending::Timer { node, generation } => {
                     let n = &self.nodes[node.index()];
                     if n.status == Status::Up
@@ -154,17 +152,11 @@ impl<A: Actor> Sim<A> {
             .entries()
             .filter(|(.., e)| matches!(e, Pending::Deliver { from, to, .. } if from == to))
             .min_by_key(|(_, _, seq, _)| *seq)
-            && let Pending::Deliver {
-                from,
-                to,
-                msg,
-                copied,
-                ..
-            } = own.3
+            && let Pending::Deliver { key, .. } = own.3
         {
             out.push(Move {
                 kind: MoveKind::Deliver,
-                key: stable_hash(&(from, to, msg, copied)),
+                key: *key,
                 slot: own.0,
             });
             return;
@@ -196,6 +188,7 @@ impl<A: Actor> Sim<A> {
         let slot = self.find(mv);
         let taken = self.take_one(mv.kind, slot);
         self.drop_stale_timers();
+        self.refresh_hashes();
         taken
     }
 
@@ -204,17 +197,11 @@ impl<A: Actor> Sim<A> {
     fn find(&self, mv: Move) -> u32 {
         let key_at = |slot: u32| -> Option<u64> {
             match self.queue.get(slot)? {
-                Pending::Deliver {
-                    from,
-                    to,
-                    msg,
-                    copied,
-                    ..
-                } => matches!(
+                Pending::Deliver { key, .. } => matches!(
                     mv.kind,
                     MoveKind::Deliver | MoveKind::Duplicate | MoveKind::Lose
                 )
-                .then(|| stable_hash(&(from, to, msg, copied))),
+                .then_some(*key),
                 Pending::Timer { node, generation } => {
                     let n = &self.nodes[node.index()];
                     let t = n.timers.iter().find(|t| t.generation == *generation)?;
@@ -273,11 +260,13 @@ impl<A: Actor> Sim<A> {
                     to,
                     msg,
                     copied,
+                    key,
                 }) = self.queue.get_mut(slot)
                 else {
                     panic!("no message in slot {slot}");
                 };
                 *copied = true;
+                *key = stable_hash(&(&*from, &*to, &*msg, true));
                 let (id, from, to, msg) = (*id, *from, *to, msg.clone());
                 self.stats.duplicated += 1;
                 self.steps += 1;
@@ -325,6 +314,16 @@ impl<A: Actor> Sim<A> {
         }
     }
 
+    /// Takes again the hash of every actor a step may have changed.
+    fn refresh_hashes(&mut self) {
+        for node in &mut self.nodes {
+            if node.dirty {
+                node.hash = stable_hash(&node.actor);
+                node.dirty = false;
+            }
+        }
+    }
+
     /// Takes out of the queue the timer events that were re-armed or cancelled since: a timed
     /// run skips them when they pop, but an untimed one pops nothing, and every copy of the
     /// state would carry them.
@@ -356,7 +355,8 @@ impl<A: Actor> Sim<A> {
         h.clear();
         let h = &mut *h;
         for node in &self.nodes {
-            node.actor.hash(h);
+            debug_assert!(!node.dirty, "take() refreshes every changed actor's hash");
+            node.hash.hash(h);
             node.status.hash(h);
             node.clock.hash(h);
             if self.role_restarts {
@@ -375,13 +375,7 @@ impl<A: Actor> Sim<A> {
         let mut actions = 0u64;
         for pending in self.queue.pending() {
             match pending {
-                Pending::Deliver {
-                    from,
-                    to,
-                    msg,
-                    copied,
-                    ..
-                } => scratch.push(stable_hash(&(from, to, msg, copied))),
+                Pending::Deliver { key, .. } => scratch.push(*key),
                 Pending::Action(_) => actions += 1,
                 Pending::Start(_) | Pending::Timer { .. } => {}
             }
@@ -427,7 +421,7 @@ impl<A: Actor> Sim<A> {
         let mut ctx =
             crate::actor::Context::new(node.identity, self.now, local, &mut draws, &mut effects);
         actor.on_message(&mut ctx, self.nodes[from.index()].identity, msg.clone());
-        effects.is_empty() && stable_hash(&actor) == stable_hash(&node.actor)
+        effects.is_empty() && stable_hash(&actor) == node.hash
     }
 
     /// The messages in flight, by id (ascending; a duplicated one once).

@@ -1,0 +1,155 @@
+//! dsim against stateright on stateright's own model: its Paxos register example.
+//!
+//! `cargo run --release -p dsim-bench --bin stateright` builds stateright 0.31's
+//! `examples/paxos.rs` (kept in `bench/stateright-paxos/`, a crate of its own so that dsim's
+//! tests never compile stateright), then explores the same model both ways, each exploration
+//! in a child process of its own so that each peak memory is its own: dsim's
+//! `register/stateright-paxos` and stateright's checker, 2 and 3 clients, breadth and depth
+//! first, 1 and 2 threads. It prints unique states (which must agree), seconds, states/s and
+//! peak resident memory, and dsim's speed and memory as a ratio of stateright's. Pass
+//! `--clients 3` (or 2) to run only that size. dsim uses mimalloc, as the `dsim` binary does.
+#![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
+
+use scenarios::exhaustive::Settings;
+use sim_core::exhaustive::Order;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// One exploration's result: unique states, seconds, peak resident bytes.
+type Measured = (u64, f64, u64);
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 5 && args[1] == "--child" {
+        child(&args[2], &args[3], &args[4]);
+        return;
+    }
+    let only: Option<u32> = args
+        .iter()
+        .position(|a| a == "--clients")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok());
+    let stateright = build_stateright();
+    println!(
+        "{:<24} {:>10} {:>9} {:>11} {:>9} | {:>9} {:>11} {:>9} | {:>7} {:>7}",
+        "configuration",
+        "states",
+        "dsim s",
+        "dsim st/s",
+        "dsim MB",
+        "sr s",
+        "sr st/s",
+        "sr MB",
+        "speed",
+        "memory"
+    );
+    for clients in [2u32, 3] {
+        if only.is_some_and(|c| c != clients) {
+            continue;
+        }
+        for (order, jobs) in [("bfs", 1), ("bfs", 2), ("dfs", 1), ("dfs", 2)] {
+            let (jobs_text, clients_text) = (jobs.to_string(), clients.to_string());
+            let ours =
+                measure(Command::new(&args[0]).args(["--child", &clients_text, order, &jobs_text]));
+            let theirs = stateright
+                .as_ref()
+                .map(|bin| measure(Command::new(bin).args([&clients_text, order, &jobs_text])));
+            let label = format!("{clients} clients, {order}, {jobs} thr");
+            let (states, secs, peak) = ours;
+            let mb = |b: u64| b as f64 / 1e6;
+            match theirs {
+                Some((sr_states, sr_secs, sr_peak)) => {
+                    assert_eq!(states, sr_states, "{label}: dsim and stateright agree");
+                    println!(
+                        "{label:<24} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | {sr_secs:>9.2} \
+                         {:>11.0} {:>9.1} | {:>6.2}x {:>6.2}x",
+                        states as f64 / secs,
+                        mb(peak),
+                        sr_states as f64 / sr_secs,
+                        mb(sr_peak),
+                        sr_secs / secs,
+                        peak as f64 / sr_peak.max(1) as f64,
+                    );
+                }
+                None => println!(
+                    "{label:<24} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | (stateright not built)",
+                    states as f64 / secs,
+                    mb(peak)
+                ),
+            }
+        }
+    }
+}
+
+/// Builds stateright's example in release; its binary, or `None` (with why) if it cannot.
+fn build_stateright() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("stateright-paxos");
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .status();
+    match built {
+        Ok(s) if s.success() => Some(dir.join("target/release/stateright-paxos")),
+        other => {
+            eprintln!("stateright's example did not build ({other:?}): dsim's side only");
+            None
+        }
+    }
+}
+
+/// Runs one exploration in its own process: what it printed.
+fn measure(command: &mut Command) -> Measured {
+    let out = command.output().expect("the exploration runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut words = text.split_whitespace();
+    let mut next = || words.next().unwrap_or("0").to_string();
+    (
+        next().parse().unwrap_or(0),
+        next().parse().unwrap_or(0.0),
+        next().parse().unwrap_or(0),
+    )
+}
+
+/// One dsim exploration; prints "states seconds peak-bytes".
+fn child(clients: &str, order: &str, jobs: &str) {
+    let name = "register/stateright-paxos";
+    let bundled = scenarios::bundled::find(name).expect("bundled");
+    let text = scenarios::vary::set_config_field(bundled.source, "clients", clients)
+        .expect("the file has a config");
+    let protocol = scenarios::registry::protocol_for(name, &text).expect("a protocol");
+    let loaded = protocol.load(name, &text).expect("loads");
+    let settings = Settings {
+        order: if order == "dfs" {
+            Order::Dfs
+        } else {
+            Order::Bfs
+        },
+        jobs: jobs.parse().expect("a thread count"),
+        keep_going: true,
+        ..Settings::default()
+    };
+    let start = Instant::now();
+    let outcome = loaded
+        .exhaustive(&settings, "the bench", &mut |_| {})
+        .expect("explorable");
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(outcome.violation.is_none() && outcome.complete);
+    println!("{} {} {}", outcome.unique_states, seconds, peak_bytes());
+}
+
+/// The process's peak resident memory (Linux; 0 elsewhere).
+fn peak_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
