@@ -59,11 +59,12 @@ pub struct RoleClaim {
     pub epoch: u64,
 }
 
-/// A protocol node. `Clone` so that a whole simulation can be forked at a step; `Send` so that
-/// an exhaustive search can expand states on several threads; `Hash` so that a
+/// A protocol node. `Clone` so that a whole simulation can be forked at a step; `Send` and
+/// `Sync` so that an exhaustive search can expand states on several threads (copies of a state
+/// share their actors until one changes); `Hash` so that a
 /// search can recognise a state it has seen (hashed with [`crate::hash::stable_hash`], never with
 /// a randomly keyed hasher).
-pub trait Actor: Clone + Debug + Hash + Send + 'static {
+pub trait Actor: Clone + Debug + Hash + Send + Sync + 'static {
     /// The messages this node exchanges.
     type Msg: Message;
     /// Timer tags; setting a tag that is already pending re-arms it.

@@ -6,20 +6,24 @@ use sim_core::check::hash_memory;
 use sim_core::trace::{Event, Record};
 use sim_core::{Invariant, Kinds, Name};
 use std::hash::Hasher;
+use std::sync::Arc;
 
 /// Every state's history of client operations has a linearization: one order of the writes
 /// and reads, each at an instant between its invocation and its return, in which a register
 /// starting at `'\0'` gives every read its value. The history is what it remembers, so an
 /// exhaustive search keeps it as ghost state (stateright's `LinearizabilityTester`).
+///
+/// The history is shared between copies of a state until a note changes it (most moves do
+/// not), so a search's millions of states do not each hold their own.
 #[derive(Clone, Debug)]
 pub struct Linearizable {
-    history: History<Name, Register<char>>,
+    history: Arc<History<Name, Register<char>>>,
 }
 
 impl Default for Linearizable {
     fn default() -> Self {
         Linearizable {
-            history: History::new(Register('\0')),
+            history: Arc::new(History::new(Register('\0'))),
         }
     }
 }
@@ -38,8 +42,12 @@ impl Invariant<RegisterNode> for Linearizable {
             return Ok(());
         };
         match note {
-            RegisterNote::Invoked(op) => self.history.invoke(node.clone(), op.clone()),
-            RegisterNote::Returned(ret) => self.history.ret(node.clone(), ret.clone()),
+            RegisterNote::Invoked(op) => {
+                Arc::make_mut(&mut self.history).invoke(node.clone(), op.clone());
+            }
+            RegisterNote::Returned(ret) => {
+                Arc::make_mut(&mut self.history).ret(node.clone(), ret.clone());
+            }
             RegisterNote::Decided { .. } => return Ok(()),
         }
         if let Some(why) = self.history.malformed() {

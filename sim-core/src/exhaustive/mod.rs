@@ -16,6 +16,7 @@
 //! a list of [`Move`]s from the initial state; [`timed`] turns it into the choices of a timed
 //! run that replays it.
 
+mod fingerprints;
 mod timed;
 
 pub use timed::{TimedPath, timed};
@@ -279,14 +280,6 @@ pub fn explore<A: Actor>(
     sometimes: &[Sometimes<A>],
     progress: &mut dyn FnMut(&Stats),
 ) -> Report {
-    let mut search = Search {
-        options,
-        sometimes,
-        visited: Visited::default(),
-        stats: Stats::default(),
-        violation: None,
-        reached: vec![None; sometimes.len()],
-    };
     let origin = start.clone();
     let root = fingerprint(
         &start,
@@ -294,6 +287,15 @@ pub fn explore<A: Actor>(
         options.dup_budget,
         &mut Default::default(),
     );
+    let mut search = Search {
+        options,
+        sometimes,
+        visited: Visited::default(),
+        stats: Stats::default(),
+        violation: None,
+        reached: vec![None; sometimes.len()],
+        paths: vec![(root, Vec::new())],
+    };
     let first = Frontier {
         sim: start,
         fp: root,
@@ -319,9 +321,10 @@ pub fn explore<A: Actor>(
                 search.reached[i] = Some(root);
             }
         }
-        match options.order {
-            Order::Bfs => search.bfs(first, progress),
-            Order::Dfs => search.dfs(first, progress),
+        match (options.order, options.max_depth) {
+            (Order::Bfs, _) => search.bfs(first, progress),
+            (Order::Dfs, Some(_)) => search.dfs(first, progress),
+            (Order::Dfs, None) => search.dfs_light(first, progress),
         }
     }
     search.stats.complete =
@@ -389,6 +392,9 @@ struct Search<'a, A: Actor> {
     stats: Stats,
     violation: Option<(u64, Vec<Violation>)>,
     reached: Vec<Option<u64>>,
+    /// The paths to the states a search reports (its violation, its examples) when it keeps
+    /// no way back in `visited` (depth first without a bound keeps only fingerprints).
+    paths: Vec<(u64, Vec<Move>)>,
 }
 
 /// How often (in states) depth-first search calls the progress callback.
@@ -629,8 +635,124 @@ impl<A: Actor> Search<'_, A> {
         progress(&self.stats);
     }
 
+    /// Depth first with no depth bound, keeping only fingerprints (see [`fingerprints`]):
+    /// the stack holds one state per move of the current path, each with the moves left to
+    /// try from it, so the path to a state is the stack's moves and needs no parent links.
+    /// The states visited, and so every count, are those of [`Search::dfs`] and of
+    /// breadth-first search.
+    fn dfs_light(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
+        /// A state on the current path, the move that led to it, and its moves still to try.
+        struct Step<A: Actor> {
+            state: Frontier<A>,
+            via: Move,
+            moves: Vec<Move>,
+            next: usize,
+            /// Whether some move from it stayed inside the boundary.
+            any: bool,
+        }
+        let mut seen = fingerprints::Fingerprints::default();
+        seen.insert(first.fp);
+        let mut scratch = Default::default();
+        let options = self.options;
+        let mut stack: Vec<Step<A>> = Vec::new();
+        let mut last_progress = 0;
+        let open = |state: Frontier<A>, via: Move, stats: &mut Stats| -> Option<Step<A>> {
+            if let Some(reason) = state.sim.stopped() {
+                stats.hit_run_limit |= reason != crate::StopReason::Violation;
+                return None;
+            }
+            let mut moves = Vec::new();
+            state
+                .sim
+                .moves(state.losses > 0, state.dups > 0, &mut moves);
+            Some(Step {
+                state,
+                via,
+                moves,
+                next: 0,
+                any: false,
+            })
+        };
+        stack.extend(open(first, ROOT_MOVE, &mut self.stats));
+        while let Some(top) = stack.last_mut() {
+            if self.stop() {
+                break;
+            }
+            let Some(&mv) = top.moves.get(top.next) else {
+                let done = stack.pop().expect("the top is there");
+                if !done.any && done.state.sim.violations().is_empty() {
+                    self.stats.terminal += 1;
+                    let ended = done.state.sim.clone().finish();
+                    if !ended.violations.is_empty() && self.violation.is_none() {
+                        let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();
+                        path.extend((!stack.is_empty()).then_some(done.via));
+                        self.paths.push((done.state.fp, path));
+                        self.violation = Some((done.state.fp, ended.violations));
+                    }
+                }
+                continue;
+            };
+            top.next += 1;
+            if options.ignored_wait && top.state.sim.is_ignored(mv) {
+                continue;
+            }
+            let mut sim = top.state.sim.clone();
+            sim.take(mv);
+            if options.within.as_ref().is_some_and(|w| !w(&sim)) {
+                continue;
+            }
+            top.any = true;
+            self.stats.transitions += 1;
+            let losses = top.state.losses - u32::from(mv.kind == MoveKind::Lose);
+            let dups = top.state.dups - u32::from(mv.kind == MoveKind::Duplicate);
+            let fp = fingerprint(&sim, losses, dups, &mut scratch);
+            if !seen.insert(fp) {
+                continue;
+            }
+            self.stats.unique_states += 1;
+            let depth = u32::try_from(stack.len()).unwrap_or(u32::MAX);
+            self.stats.max_depth = self.stats.max_depth.max(depth);
+            let broke = !sim.violations().is_empty() && self.violation.is_none();
+            let reached: Vec<usize> = (0..self.sometimes.len())
+                .filter(|&i| self.reached[i].is_none() && (self.sometimes[i].holds)(&sim))
+                .collect();
+            if broke || !reached.is_empty() {
+                let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();
+                path.push(mv);
+                self.paths.push((fp, path));
+                if broke {
+                    self.violation = Some((fp, sim.violations().to_vec()));
+                }
+                for i in reached {
+                    self.reached[i] = Some(fp);
+                }
+            }
+            let child = Frontier {
+                sim,
+                fp,
+                depth,
+                losses,
+                dups,
+            };
+            if let Some(step) = open(child, mv, &mut self.stats) {
+                stack.push(step);
+            }
+            if self.stats.unique_states >= self.options.max_states {
+                self.stats.hit_state_limit = true;
+            }
+            if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
+                last_progress = self.stats.unique_states;
+                progress(&self.stats);
+            }
+        }
+        progress(&self.stats);
+    }
+
     /// The moves from the start to the visited state `fp`.
     fn path_to(&self, mut fp: u64) -> Vec<Move> {
+        if let Some((_, path)) = self.paths.iter().find(|(f, _)| *f == fp) {
+            return path.clone();
+        }
         let mut path = Vec::new();
         loop {
             let seen = self

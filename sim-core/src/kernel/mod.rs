@@ -174,7 +174,10 @@ struct PendingTimer<T> {
 
 #[derive(Clone, Debug)]
 struct Node<A: Actor> {
-    actor: A,
+    /// Shared between copies of the simulation until one of them changes it (copy on write):
+    /// a copy of a state costs a reference count per node, and an exhaustive search's
+    /// millions of states share the actor states they have in common, as stateright's do.
+    actor: Arc<A>,
     name: Name,
     /// Who the node is to the others: its own id, or for a twin the id of the node it copies
     /// (see [`Sim::add_twin`]).
@@ -304,7 +307,7 @@ impl<A: Actor> Sim<A> {
     fn push_node(&mut self, name: &str, actor: A, identity: NodeId) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
-            actor,
+            actor: Arc::new(actor),
             name: Arc::from(name),
             identity,
             draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
@@ -742,7 +745,7 @@ impl<A: Actor> Sim<A> {
             &mut slot.draws,
             &mut effects,
         );
-        handler(&mut slot.actor, &mut ctx);
+        handler(Arc::make_mut(&mut slot.actor), &mut ctx);
         slot.dirty = true;
         for effect in effects.drain(..) {
             self.apply(node, effect);

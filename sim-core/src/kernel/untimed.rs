@@ -414,7 +414,7 @@ impl<A: Actor> Sim<A> {
         if node.status != Status::Up {
             return false;
         }
-        let mut actor = node.actor.clone();
+        let mut actor = A::clone(&node.actor);
         let mut draws = node.draws.clone();
         let mut effects = Vec::new();
         let local = node.clock.local(self.now);
