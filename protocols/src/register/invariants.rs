@@ -18,12 +18,16 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Linearizable {
     history: Arc<History<Name, Register<char>>>,
+    /// The history's stable hash, taken when it changes (a search hashes every state).
+    hash: u64,
 }
 
 impl Default for Linearizable {
     fn default() -> Self {
+        let history = History::new(Register('\0'));
         Linearizable {
-            history: Arc::new(History::new(Register('\0'))),
+            hash: sim_core::hash::stable_hash(&history),
+            history: Arc::new(history),
         }
     }
 }
@@ -50,6 +54,7 @@ impl Invariant<RegisterNode> for Linearizable {
             }
             RegisterNote::Decided { .. } => return Ok(()),
         }
+        self.hash = sim_core::hash::stable_hash(&*self.history);
         if let Some(why) = self.history.malformed() {
             return Err(format!("the clients' history is malformed: {why}"));
         }
@@ -64,6 +69,6 @@ impl Invariant<RegisterNode> for Linearizable {
     }
 
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&self.history, state);
+        hash_memory(&self.hash, state);
     }
 }

@@ -121,8 +121,29 @@ impl<A: Actor> Sim<A> {
         if self.stopped.is_some() {
             return;
         }
-        let mut deliveries: Vec<(u64, u64, u32, bool)> = Vec::new();
-        let mut timers: Vec<(u64, u32)> = Vec::new();
+        thread_local! {
+            /// Reused between calls: a search lists the moves of every state it expands.
+            static SCRATCH: std::cell::RefCell<(Vec<(u64, u64, u32, bool)>, Vec<(u64, u32)>)> =
+                Default::default();
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let (deliveries, timers) = &mut *scratch;
+            deliveries.clear();
+            timers.clear();
+            self.list_moves(lose, duplicate, deliveries, timers, out);
+        });
+    }
+
+    /// [`Sim::moves`], with its scratch vectors.
+    fn list_moves(
+        &self,
+        lose: bool,
+        duplicate: bool,
+        deliveries: &mut Vec<(u64, u64, u32, bool)>,
+        timers: &mut Vec<(u64, u32)>,
+        out: &mut Vec<Move>,
+    ) {
         let mut next_action: Option<(crate::time::Instant, u64, u32)> = None;
         for (slot, at, seq, event) in self.queue.entries() {
             match event {
@@ -164,7 +185,7 @@ impl<A: Actor> Sim<A> {
         deliveries.sort_unstable();
         deliveries.dedup_by_key(|d| d.0);
         let at = |kind, key, slot| Move { kind, key, slot };
-        for &(key, _, slot, copied) in &deliveries {
+        for &(key, _, slot, copied) in deliveries.iter() {
             out.push(at(MoveKind::Deliver, key, slot));
             if duplicate && !copied {
                 out.push(at(MoveKind::Duplicate, key, slot));
