@@ -16,6 +16,11 @@ use crate::trace::{Event, Kinds};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
+/// A delivery as [`Sim::moves`] lists it: (content hash, sequence number, queue slot, copied).
+type Listed = (u64, u64, u32, bool);
+/// [`Sim::moves`]'s reused vectors: the deliveries and the timers (content hash, slot) listed.
+type Scratch = (Vec<Listed>, Vec<(u64, u32)>);
+
 /// What sort of thing a [`Move`] makes happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoveKind {
@@ -123,8 +128,7 @@ impl<A: Actor> Sim<A> {
         }
         thread_local! {
             /// Reused between calls: a search lists the moves of every state it expands.
-            static SCRATCH: std::cell::RefCell<(Vec<(u64, u64, u32, bool)>, Vec<(u64, u32)>)> =
-                Default::default();
+            static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
@@ -140,7 +144,7 @@ impl<A: Actor> Sim<A> {
         &self,
         lose: bool,
         duplicate: bool,
-        deliveries: &mut Vec<(u64, u64, u32, bool)>,
+        deliveries: &mut Vec<Listed>,
         timers: &mut Vec<(u64, u32)>,
         out: &mut Vec<Move>,
     ) {
