@@ -172,29 +172,54 @@ struct PendingTimer<T> {
     due: Instant,
 }
 
+/// A node as the kernel keeps it: its actor and what changes step by step, and (behind
+/// [`NodeFacts`], reached through `Deref`) what seldom does.
 #[derive(Clone, Debug)]
 struct Node<A: Actor> {
     /// Shared between copies of the simulation until one of them changes it (copy on write):
     /// a copy of a state costs a reference count per node, and an exhaustive search's
     /// millions of states share the actor states they have in common, as stateright's do.
     actor: Arc<A>,
-    name: Name,
-    /// Who the node is to the others: its own id, or for a twin the id of the node it copies
-    /// (see [`Sim::add_twin`]).
-    identity: NodeId,
+    /// The node's name, identity, clock and the like, shared between copies of a state in the
+    /// same way: `node.name` reads them, and writing one (`node.clock = ...`) copies them
+    /// first if another state shares them.
+    facts: Arc<NodeFacts>,
     draws: Draws,
-    armings: Armings,
     status: Status,
-    clock: Clock,
     timers: Vec<PendingTimer<A::Timer>>,
-    /// The role the node claimed when it crashed, kept only in a run that restarts a role
-    /// (`Restart("@leader")`: the crashed node that was leading).
-    crashed_claim: Option<RoleClaim>,
     /// In an untimed run, the actor's stable hash as of the last step (see
     /// [`Sim::untimed_hash`]); 0 in a timed run, which never reads it.
     hash: u64,
     /// In an untimed run, whether the actor may have changed since `hash` was taken.
     dirty: bool,
+}
+
+/// What a node seldom changes: set when it is added, or by a timeline step (a clock skew, a
+/// crash of a role) or a timer's arming.
+#[derive(Clone, Debug)]
+struct NodeFacts {
+    name: Name,
+    /// Who the node is to the others: its own id, or for a twin the id of the node it copies
+    /// (see [`Sim::add_twin`]).
+    identity: NodeId,
+    armings: Armings,
+    clock: Clock,
+    /// The role the node claimed when it crashed, kept only in a run that restarts a role
+    /// (`Restart("@leader")`: the crashed node that was leading).
+    crashed_claim: Option<RoleClaim>,
+}
+
+impl<A: Actor> std::ops::Deref for Node<A> {
+    type Target = NodeFacts;
+    fn deref(&self) -> &NodeFacts {
+        &self.facts
+    }
+}
+
+impl<A: Actor> std::ops::DerefMut for Node<A> {
+    fn deref_mut(&mut self) -> &mut NodeFacts {
+        Arc::make_mut(&mut self.facts)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -308,14 +333,16 @@ impl<A: Actor> Sim<A> {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
             actor: Arc::new(actor),
-            name: Arc::from(name),
-            identity,
+            facts: Arc::new(NodeFacts {
+                name: Arc::from(name),
+                identity,
+                armings: Armings::default(),
+                clock: Clock::default(),
+                crashed_claim: None,
+            }),
             draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
-            armings: Armings::default(),
             status: Status::Up,
-            clock: Clock::default(),
             timers: Vec::new(),
-            crashed_claim: None,
             hash: 0,
             dirty: true,
         });
