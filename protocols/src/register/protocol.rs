@@ -103,6 +103,11 @@ impl Protocol for RegisterPaxos {
                 }
             }
             RegisterExpect::Reads(want) => {
+                let clients = outcome
+                    .sim
+                    .node_ids()
+                    .filter(|&id| outcome.sim.actor(id).server().is_none())
+                    .count();
                 let reads = outcome
                     .notes()
                     .filter(|(_, _, n)| matches!(n, RegisterNote::Returned(RegisterRet::ReadOk(_))))
@@ -113,7 +118,7 @@ impl Protocol for RegisterPaxos {
                     ))
                 } else {
                     Err(format!(
-                        "expected at least {want} clients to read, but {reads} did"
+                        "expected at least {want} clients to read, but {reads} of {clients} did"
                     ))
                 }
             }
