@@ -114,7 +114,7 @@ impl Protocol for RegisterPaxos {
                     .count();
                 if reads >= *want {
                     Ok(format!(
-                        "{reads} clients read a value (at least {want} expected)"
+                        "{reads} of {clients} clients read a value (at least {want} expected)"
                     ))
                 } else {
                     Err(format!(
