@@ -2,12 +2,13 @@
 //!
 //! Depth-first search without a depth bound needs no way back to the start (its stack is the
 //! path), so it keeps only the fingerprints, as stateright's does: an open-addressing table of
-//! `u64` per shard (linear probing, 0 for an empty slot), filled to 85 % before it grows by
-//! half. Sixty-four shards grow one at a time, so growing never holds two copies of the whole
-//! set. Never iterated: its layout reaches no output.
+//! `u64` per shard (linear probing, 0 for an empty slot), filled to 90 % before it grows by a
+//! quarter. 256 shards grow one at a time and through the same sizes, so growing never holds
+//! two copies of the whole set, and a shard's old table is soon reused by the next to grow.
+//! Never iterated: its layout reaches no output.
 
-/// How many shards (the fingerprint's top 6 bits pick one).
-const SHARDS: usize = 64;
+/// How many shards (the fingerprint's top 8 bits pick one).
+const SHARDS: usize = 256;
 
 /// A set of state fingerprints.
 pub(super) struct Fingerprints {
@@ -33,13 +34,13 @@ impl Fingerprints {
     /// states then merge only if their 64-bit hashes are 0 and 1.
     pub(super) fn insert(&mut self, fp: u64) -> bool {
         let fp = fp.max(1);
-        self.shards[(fp >> 58) as usize].insert(fp)
+        self.shards[(fp >> 56) as usize].insert(fp)
     }
 }
 
 impl Table {
     fn insert(&mut self, fp: u64) -> bool {
-        if (self.len + 1) * 100 > self.slots.len() * 85 {
+        if (self.len + 1) * 100 > self.slots.len() * 90 {
             self.grow();
         }
         let inserted = place(&mut self.slots, fp);
@@ -48,7 +49,7 @@ impl Table {
     }
 
     fn grow(&mut self) {
-        let size = (self.slots.len() + self.slots.len() / 2).max(64);
+        let size = (self.slots.len() + self.slots.len() / 4).max(64);
         let mut slots = vec![0u64; size];
         for &fp in self.slots.iter().filter(|&&fp| fp != 0) {
             place(&mut slots, fp);
@@ -61,7 +62,7 @@ impl Table {
 fn place(slots: &mut [u64], fp: u64) -> bool {
     let n = slots.len();
     // The bits below the shard's, scaled to the table (no power-of-two size needed).
-    let mut i = (((fp << 6) as u128 * n as u128) >> 64) as usize;
+    let mut i = (((fp << 8) as u128 * n as u128) >> 64) as usize;
     loop {
         match slots[i] {
             0 => {
