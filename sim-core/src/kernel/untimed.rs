@@ -427,8 +427,17 @@ impl<A: Actor> Sim<A> {
     /// state as it was (by hash) and ask for nothing (no send, no timer, no note). With
     /// stateright's semantics (`exhaustive::Options::ignored_wait`) such a delivery is no
     /// move at all: the message stays in flight, for a later state that may want it. The
-    /// handler runs on a copy of the receiver; nothing here changes.
+    /// handler runs on a copy of the receiver; nothing here changes. The answer depends only
+    /// on the receiver's state and clock and on the message, so it is remembered (per thread,
+    /// in a small table keyed by the receiver's hash and the message's): a search asks again
+    /// and again about the same stuck messages at the same receivers.
     pub fn is_ignored(&self, mv: Move) -> bool {
+        /// log2 of the remembered answers (4,096 of 24 bytes a thread).
+        const BITS: u32 = 12;
+        thread_local! {
+            static ANSWERS: std::cell::RefCell<Vec<(u64, u64, bool)>> =
+                std::cell::RefCell::new(vec![(0, 0, false); 1 << BITS]);
+        }
         if mv.kind != MoveKind::Deliver {
             return false;
         }
@@ -439,14 +448,33 @@ impl<A: Actor> Sim<A> {
         if node.status != Status::Up {
             return false;
         }
+        debug_assert!(
+            !node.dirty,
+            "an untimed run's state: every actor hash is current"
+        );
+        let clock = node.clock;
+        let receiver = node.hash
+            ^ (clock.skew_ns as u64).rotate_left(21)
+            ^ (clock.drift_ppm as u64).rotate_left(42);
+        let index = ((receiver ^ mv.key.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> (64 - BITS)) as usize;
+        let known = ANSWERS.with(|a| {
+            let (r, k, ignored) = a.borrow()[index];
+            (r == receiver && k == mv.key).then_some(ignored)
+        });
+        if let Some(ignored) = known {
+            return ignored;
+        }
         let mut actor = A::clone(&node.actor);
         let mut draws = node.draws.clone();
         let mut effects = Vec::new();
-        let local = node.clock.local(self.now);
+        let local = clock.local(self.now);
         let mut ctx =
             crate::actor::Context::new(node.identity, self.now, local, &mut draws, &mut effects);
         actor.on_message(&mut ctx, self.nodes[from.index()].identity, msg.clone());
-        effects.is_empty() && stable_hash(&actor) == node.hash
+        let ignored = effects.is_empty() && stable_hash(&actor) == node.hash;
+        ANSWERS.with(|a| a.borrow_mut()[index] = (receiver, mv.key, ignored));
+        ignored
     }
 
     /// The messages in flight, by id (ascending; a duplicated one once).
