@@ -538,9 +538,12 @@ impl<A: Actor> Search<'_, A> {
                 self.stats.hit_run_limit = true;
             }
             level.retain(|s| s.sim.stopped().is_none());
+            // Contiguous shares: siblings (which share most of their actors) stay on one
+            // thread, so threads seldom touch the same reference counts.
+            let per_share = level.len().div_ceil(jobs).max(1);
             let mut shares: Vec<Vec<Frontier<A>>> = (0..jobs).map(|_| Vec::new()).collect();
             for (i, state) in level.into_iter().enumerate() {
-                shares[i % jobs].push(state);
+                shares[(i / per_share).min(jobs - 1)].push(state);
             }
             let (options, sometimes, visited) = (self.options, self.sometimes, &self.visited);
             // One share of the level, expanded: on this thread, or on one of `jobs`.
