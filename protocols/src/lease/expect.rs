@@ -11,6 +11,7 @@ use crate::lease::node::LeaseNode;
 use crate::lease::notes::LeaseNote;
 use serde::{Deserialize, Serialize};
 use sim_core::{Duration, Event, Fault, Instant, Outcome, Record};
+use traces::Lang;
 
 /// One expectation about a lease run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +85,17 @@ pub fn leaderless(records: &[Record<LeaseNode>], end: Instant) -> Duration {
 
 /// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
 pub fn check(expect: &LeaseExpect, outcome: &Outcome<'_, LeaseNode>) -> Result<String, String> {
+    check_in(expect, outcome, Lang::En)
+}
+
+/// [`check`], said in `lang` (the lesson's Spanish: `cerebro partido`, `líder`).
+pub fn check_in(
+    expect: &LeaseExpect,
+    outcome: &Outcome<'_, LeaseNode>,
+    lang: Lang,
+) -> Result<String, String> {
+    let es = lang == Lang::Es;
+    let say = |en: String, spanish: String| if es { spanish } else { en };
     let sim = outcome.sim;
     let end = sim.now();
     let leaders: Vec<&str> = sim
@@ -94,34 +106,53 @@ pub fn check(expect: &LeaseExpect, outcome: &Outcome<'_, LeaseNode>) -> Result<S
         })
         .map(|id| sim.name(id))
         .collect();
-    let within = |what: &str, got: u64, at_least: u64, at_most: u64| {
+    let within = |(en, spanish): (&str, &str), got: u64, at_least: u64, at_most: u64| {
         if (at_least..=at_most).contains(&got) {
-            Ok(format!("{what} {got} ms, within {at_least}..={at_most}"))
+            Ok(say(
+                format!("{en} {got} ms, within {at_least}..={at_most}"),
+                format!("{spanish}: {got} ms, dentro de {at_least}..={at_most}"),
+            ))
         } else {
-            Err(format!(
-                "expected {what} within {at_least}..={at_most} ms, but it was {got} ms"
+            Err(say(
+                format!("expected {en} within {at_least}..={at_most} ms, but it was {got} ms"),
+                format!(
+                    "se esperaba {spanish} dentro de {at_least}..={at_most} ms, pero fue de {got} ms"
+                ),
             ))
         }
     };
-    let count = |what: &str, got: u64, want: u64| {
+    let count = |(en, spanish): (&str, &str), got: u64, want: u64| {
         if got == want {
-            Ok(format!("{what}: {got}"))
+            Ok(say(format!("{en}: {got}"), format!("{spanish}: {got}")))
         } else {
-            Err(format!("expected {want} {what}, but there were {got}"))
+            Err(say(
+                format!("expected {want} {en}, but there were {got}"),
+                format!("se esperaban {want} {spanish}, pero hubo {got}"),
+            ))
         }
     };
     match expect {
         LeaseExpect::Leader(name) => {
             if leaders == [name.as_str()] {
-                Ok(format!("{name} leads at the end, alone"))
+                Ok(say(
+                    format!("{name} leads at the end, alone"),
+                    format!("{name} es el único líder al final"),
+                ))
             } else if leaders.is_empty() {
-                Err(format!(
-                    "expected {name} to lead at the end, but nobody leads"
+                Err(say(
+                    format!("expected {name} to lead at the end, but nobody leads"),
+                    format!("se esperaba a {name} de líder al final, pero no hay líder"),
                 ))
             } else {
-                Err(format!(
-                    "expected {name} to lead at the end, alone, but {} lead(s)",
-                    leaders.join(" and ")
+                Err(say(
+                    format!(
+                        "expected {name} to lead at the end, alone, but {} lead(s)",
+                        leaders.join(" and ")
+                    ),
+                    format!(
+                        "se esperaba a {name} como único líder al final, pero lidera(n) {}",
+                        leaders.join(" y ")
+                    ),
                 ))
             }
         }
@@ -130,25 +161,36 @@ pub fn check(expect: &LeaseExpect, outcome: &Outcome<'_, LeaseNode>) -> Result<S
                 .notes()
                 .filter(|(_, _, n)| matches!(n, LeaseNote::Leads { .. }))
                 .count() as u64;
-            count("leaderships", won, *n)
+            count(("leaderships", "liderazgos"), won, *n)
         }
         LeaseExpect::SplitBrainMs { at_least, at_most } => within(
-            "split brain",
+            ("split brain", "cerebro partido"),
             split_brain(outcome.records, end).as_millis(),
             *at_least,
             *at_most,
         ),
         LeaseExpect::LeaderlessMs { at_most } => within(
-            "the longest time without a leader",
+            (
+                "the longest time without a leader",
+                "el mayor tiempo sin líder",
+            ),
             leaderless(outcome.records, end).as_millis(),
             0,
             *at_most,
         ),
-        LeaseExpect::StaleWrites(n) => {
-            count("stale writes accepted", stale_writes(outcome.records), *n)
-        }
+        LeaseExpect::StaleWrites(n) => count(
+            (
+                "stale writes accepted",
+                "escrituras de un líder antiguo aceptadas",
+            ),
+            stale_writes(outcome.records),
+            *n,
+        ),
         LeaseExpect::RejectedWrites(n) => count(
-            "stale writes rejected",
+            (
+                "stale writes rejected",
+                "escrituras de un líder antiguo rechazadas",
+            ),
             rejected_writes(outcome.records),
             *n,
         ),

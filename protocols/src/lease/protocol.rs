@@ -147,6 +147,15 @@ impl Story for Lease {
         narrate::narrate(record, lang)
     }
 
+    fn explain(
+        _config: &LeaseConfig,
+        expect: &LeaseExpect,
+        outcome: &Outcome<'_, LeaseNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        expect::check_in(expect, outcome, lang)
+    }
+
     fn is_key(record: &Record<LeaseNode>) -> bool {
         narrate::is_key(record)
     }

@@ -12,6 +12,7 @@ use crate::pbft::PbftNode;
 use crate::pbft::config::PbftConfig;
 use serde::{Deserialize, Serialize};
 use sim_core::Outcome;
+use traces::Lang;
 
 /// One expectation about a PBFT run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +45,18 @@ pub fn check(
     expect: &PbftExpect,
     outcome: &Outcome<'_, PbftNode>,
 ) -> Result<String, String> {
+    check_in(config, expect, outcome, Lang::En)
+}
+
+/// [`check`], said in `lang` (the course's Spanish: `réplica`, `ejecutó`, `punto de control`).
+pub fn check_in(
+    config: &PbftConfig,
+    expect: &PbftExpect,
+    outcome: &Outcome<'_, PbftNode>,
+    lang: Lang,
+) -> Result<String, String> {
+    let es = lang == Lang::Es;
+    let say = |en: String, spanish: String| if es { spanish } else { en };
     let correct = config.correct_replicas();
     // A replica down at the end (crashed, paused) is not asked: its state says nothing of
     // what the running replicas agreed on.
@@ -56,98 +69,147 @@ pub fn check(
             Some((name.as_str(), outcome.sim.actor(id).replica()?))
         })
     };
+    let executed = |name: &str, n: u64| {
+        say(
+            format!("{name} executed {n}"),
+            format!("{name} ejecutó {n}"),
+        )
+    };
+    let (and, but) = if es { (", ", "pero") } else { (", ", "but") };
     match expect {
         PbftExpect::Executed(n) => {
             let off: Vec<String> = replicas()
                 .filter(|(_, r)| r.executed() != *n)
-                .map(|(name, r)| format!("{name} executed {}", r.executed()))
+                .map(|(name, r)| executed(name, r.executed()))
                 .collect();
             if off.is_empty() {
-                Ok(format!("every correct replica executed {n} request(s)"))
-            } else {
-                Err(format!(
-                    "expected every correct replica to execute {n} request(s), but {}",
-                    off.join(", ")
+                Ok(say(
+                    format!("every correct replica executed {n} request(s)"),
+                    format!("cada réplica correcta ejecutó {n} petición(es)"),
                 ))
+            } else {
+                Err(say(
+                    format!("expected every correct replica to execute {n} request(s)"),
+                    format!("se esperaba que cada réplica correcta ejecutara {n} petición(es)"),
+                ) + &format!(", {but} {}", off.join(and)))
             }
         }
         PbftExpect::NothingExecuted => {
             let busy: Vec<String> = replicas()
                 .filter(|(_, r)| r.executed() > 0)
-                .map(|(name, r)| format!("{name} executed {}", r.executed()))
+                .map(|(name, r)| executed(name, r.executed()))
                 .collect();
             if busy.is_empty() {
-                Ok("no correct replica executed anything".into())
-            } else {
-                Err(format!(
-                    "expected nothing executed, but {}",
-                    busy.join(", ")
+                Ok(say(
+                    "no correct replica executed anything".into(),
+                    "ninguna réplica correcta ejecutó nada".into(),
                 ))
+            } else {
+                Err(say(
+                    "expected nothing executed".into(),
+                    "se esperaba que no se ejecutara nada".into(),
+                ) + &format!(", {but} {}", busy.join(and)))
             }
         }
         PbftExpect::ExecutedAt(name, n) => {
             let Some(replica) = outcome.actor(name).and_then(PbftNode::replica) else {
-                return Err(format!(
-                    "expected replica {name}, but there is no such replica"
+                return Err(say(
+                    format!("expected replica {name}, but there is no such replica"),
+                    format!("se esperaba la réplica {name}, pero no existe"),
                 ));
             };
             if replica.executed() == *n {
-                Ok(format!("{name} executed {n} request(s)"))
+                Ok(say(
+                    format!("{name} executed {n} request(s)"),
+                    format!("{name} ejecutó {n} petición(es)"),
+                ))
             } else {
-                Err(format!(
-                    "expected {name} to execute {n} request(s), but it executed {}",
-                    replica.executed()
+                Err(say(
+                    format!(
+                        "expected {name} to execute {n} request(s), but it executed {}",
+                        replica.executed()
+                    ),
+                    format!(
+                        "se esperaba que {name} ejecutara {n} petición(es), pero ejecutó {}",
+                        replica.executed()
+                    ),
                 ))
             }
         }
         PbftExpect::ClientDone(name) => {
             let Some(client) = outcome.actor(name).and_then(PbftNode::client) else {
-                return Err(format!(
-                    "expected client {name}, but there is no such client"
+                return Err(say(
+                    format!("expected client {name}, but there is no such client"),
+                    format!("se esperaba el cliente {name}, pero no existe"),
                 ));
             };
             if client.is_done() {
-                Ok(format!("{name} accepted a result for every request"))
+                Ok(say(
+                    format!("{name} accepted a result for every request"),
+                    format!("{name} aceptó un resultado para cada petición"),
+                ))
             } else {
                 let waiting = client.queued() + usize::from(client.outstanding().is_some());
-                Err(format!(
-                    "expected {name} to be done, but {waiting} request(s) have no accepted result"
+                Err(say(
+                    format!(
+                        "expected {name} to be done, but {waiting} request(s) have no accepted result"
+                    ),
+                    format!(
+                        "se esperaba que {name} terminara, pero {waiting} petición(es) no tienen \
+                         resultado aceptado"
+                    ),
                 ))
             }
         }
         PbftExpect::Value { key, value } => {
-            let show = |v: Option<&str>| v.map_or("absent".to_string(), |v| format!("'{v}'"));
+            let show = |v: Option<&str>| match v {
+                Some(v) => format!("'{v}'"),
+                None if es => "ausente".to_string(),
+                None => "absent".to_string(),
+            };
             let off: Vec<String> = replicas()
                 .filter(|(_, r)| r.service().get(key) != value.as_deref())
-                .map(|(name, r)| format!("{name} has {}", show(r.service().get(key))))
+                .map(|(name, r)| {
+                    let got = show(r.service().get(key));
+                    say(format!("{name} has {got}"), format!("{name} tiene {got}"))
+                })
                 .collect();
+            let want = show(value.as_deref());
             if off.is_empty() {
-                Ok(format!(
-                    "{key} is {} at every correct replica",
-                    show(value.as_deref())
+                Ok(say(
+                    format!("{key} is {want} at every correct replica"),
+                    format!("{key} vale {want} en cada réplica correcta"),
                 ))
             } else {
-                Err(format!(
-                    "expected {key} to be {} at every correct replica, but {}",
-                    show(value.as_deref()),
-                    off.join(", ")
-                ))
+                Err(say(
+                    format!("expected {key} to be {want} at every correct replica"),
+                    format!("se esperaba que {key} valiera {want} en cada réplica correcta"),
+                ) + &format!(", {but} {}", off.join(and)))
             }
         }
         PbftExpect::StableCheckpoint(n) => {
             let off: Vec<String> = replicas()
                 .filter(|(_, r)| r.low_water_mark() < *n)
-                .map(|(name, r)| format!("{name}'s is {}", r.low_water_mark()))
+                .map(|(name, r)| {
+                    let at = r.low_water_mark();
+                    say(
+                        format!("{name}'s is {at}"),
+                        format!("el de {name} está en {at}"),
+                    )
+                })
                 .collect();
             if off.is_empty() {
-                Ok(format!(
-                    "every correct replica has a stable checkpoint at {n} or later"
+                Ok(say(
+                    format!("every correct replica has a stable checkpoint at {n} or later"),
+                    format!(
+                        "cada réplica correcta tiene un punto de control estable en {n} o después"
+                    ),
                 ))
             } else {
-                Err(format!(
-                    "expected a stable checkpoint at {n} or later everywhere, but {}",
-                    off.join(", ")
-                ))
+                Err(say(
+                    format!("expected a stable checkpoint at {n} or later everywhere"),
+                    format!("se esperaba un punto de control estable en {n} o después en todas"),
+                ) + &format!(", {but} {}", off.join(and)))
             }
         }
     }

@@ -187,6 +187,15 @@ impl Story for Pbft {
         narrate::narrate(record, lang)
     }
 
+    fn explain(
+        config: &PbftConfig,
+        expect: &PbftExpect,
+        outcome: &Outcome<'_, PbftNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        crate::pbft::expect::check_in(config, expect, outcome, lang)
+    }
+
     fn is_key(record: &Record<PbftNode>) -> bool {
         narrate::is_key(record)
     }
