@@ -126,6 +126,15 @@ impl Story for LiveRing {
         narrate::narrate(record, lang)
     }
 
+    fn explain(
+        config: &RingConfig,
+        expect: &RingExpect,
+        outcome: &Outcome<'_, RingNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        crate::ring_store::expect::check_in(config, expect, outcome, lang)
+    }
+
     fn is_key(record: &Record<RingNode>) -> bool {
         narrate::is_key(record)
     }
