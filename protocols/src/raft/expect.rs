@@ -22,6 +22,7 @@ use crate::raft::server::Server;
 use serde::{Deserialize, Serialize};
 use sim_core::{Event, Fault, Instant, Outcome, Record};
 use std::collections::BTreeMap;
+use traces::Lang;
 
 /// One expectation about a Raft run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,12 +119,20 @@ pub fn nodes(expect: &RaftExpect) -> Vec<String> {
     }
 }
 
-fn role_word(role: Role) -> &'static str {
-    match role {
-        Role::Follower => "follower",
-        Role::Candidate => "candidate",
-        Role::Leader => "leader",
+fn role_word(role: Role, es: bool) -> &'static str {
+    match (role, es) {
+        (Role::Follower, false) => "follower",
+        (Role::Candidate, false) => "candidate",
+        (Role::Leader, false) => "leader",
+        (Role::Follower, true) => "seguidor",
+        (Role::Candidate, true) => "candidato",
+        (Role::Leader, true) => "líder",
     }
+}
+
+/// The English or the Spanish words.
+fn say(es: bool, en: String, spanish: String) -> String {
+    if es { spanish } else { en }
 }
 
 /// Checks one expectation: `Ok` says what held, `Err` what was expected and what happened.
@@ -132,71 +141,140 @@ pub fn check(
     expect: &RaftExpect,
     outcome: &Outcome<'_, RaftNode>,
 ) -> Result<String, String> {
+    check_in(config, expect, outcome, Lang::En)
+}
+
+/// [`check`], said in `lang` (the lesson's Spanish: `líder del término 4`, `DENIEGO voto`).
+pub fn check_in(
+    config: &RaftConfig,
+    expect: &RaftExpect,
+    outcome: &Outcome<'_, RaftNode>,
+    lang: Lang,
+) -> Result<String, String> {
     let _ = config;
+    let es = lang == Lang::Es;
     match expect {
-        RaftExpect::Leader { node, term } => sole_leader(outcome, node, *term),
-        RaftExpect::Final { node, role, term } => ends_as(outcome, node, *role, *term),
-        RaftExpect::LeaderOfTerm { term, node } => elected(outcome, node, *term),
+        RaftExpect::Leader { node, term } => sole_leader(outcome, node, *term, es),
+        RaftExpect::Final { node, role, term } => ends_as(outcome, node, *role, *term, es),
+        RaftExpect::LeaderOfTerm { term, node } => elected(outcome, node, *term, es),
         RaftExpect::Denied {
             term,
             voter,
             candidate,
-        } => denied(outcome, voter, candidate, *term),
+        } => denied(outcome, voter, candidate, *term, es),
         RaftExpect::NoLeaderLongerThanMs { ms } => {
             let (gap, from) = longest_gap(outcome.records, outcome.sim.now());
             if gap <= *ms {
-                Ok(format!("the longest time without a leader was {gap} ms"))
+                Ok(say(
+                    es,
+                    format!("the longest time without a leader was {gap} ms"),
+                    format!("el mayor tiempo sin líder fue de {gap} ms"),
+                ))
             } else {
-                Err(format!(
-                    "expected never more than {ms} ms without a leader, but there were {gap} ms \
-                     from {from}"
+                Err(say(
+                    es,
+                    format!(
+                        "expected never more than {ms} ms without a leader, but there were \
+                         {gap} ms from {from}"
+                    ),
+                    format!(
+                        "se esperaba no pasar nunca más de {ms} ms sin líder, pero hubo {gap} ms \
+                         desde {from}"
+                    ),
                 ))
             }
         }
         RaftExpect::Log { node, terms } => {
-            let have = server(outcome, node)?.log().terms();
+            let have = server(outcome, node, es)?.log().terms();
             if &have == terms {
-                Ok(format!("{node}'s log ends as {have:?}"))
+                Ok(say(
+                    es,
+                    format!("{node}'s log ends as {have:?}"),
+                    format!("el log de {node} termina como {have:?}"),
+                ))
             } else {
-                Err(format!(
-                    "expected {node}'s log to hold terms {terms:?}, but it holds {have:?}"
+                Err(say(
+                    es,
+                    format!("expected {node}'s log to hold terms {terms:?}, but it holds {have:?}"),
+                    format!(
+                        "se esperaba que el log de {node} tuviera los términos {terms:?}, pero \
+                         tiene {have:?}"
+                    ),
                 ))
             }
         }
         RaftExpect::Committed { node, index } => {
-            let have = server(outcome, node)?.commit_index();
+            let have = server(outcome, node, es)?.commit_index();
             if have == *index {
-                Ok(format!("{node}'s commitIndex ends at {have}"))
+                Ok(say(
+                    es,
+                    format!("{node}'s commitIndex ends at {have}"),
+                    format!("el commitIndex de {node} termina en {have}"),
+                ))
             } else {
-                Err(format!(
-                    "expected {node}'s commitIndex to end at {index}, but it is {have}"
+                Err(say(
+                    es,
+                    format!("expected {node}'s commitIndex to end at {index}, but it is {have}"),
+                    format!(
+                        "se esperaba que el commitIndex de {node} terminara en {index}, pero es \
+                         {have}"
+                    ),
                 ))
             }
         }
         RaftExpect::Value { node, key, value } => {
-            let have = server(outcome, node)?.kv().get(key);
+            let have = server(outcome, node, es)?.kv().get(key);
             if have == value.as_deref() {
-                Ok(format!("{node} ends with {key} = {}", shown(have)))
+                Ok(say(
+                    es,
+                    format!("{node} ends with {key} = {}", shown(have, es)),
+                    format!("{node} termina con {key} = {}", shown(have, es)),
+                ))
             } else {
-                Err(format!(
-                    "expected {node} to end with {key} = {}, but it has {}",
-                    shown(value.as_deref()),
-                    shown(have)
+                Err(say(
+                    es,
+                    format!(
+                        "expected {node} to end with {key} = {}, but it has {}",
+                        shown(value.as_deref(), es),
+                        shown(have, es)
+                    ),
+                    format!(
+                        "se esperaba que {node} terminara con {key} = {}, pero tiene {}",
+                        shown(value.as_deref(), es),
+                        shown(have, es)
+                    ),
                 ))
             }
         }
-        RaftExpect::LeaderReplaced => leader_replaced(outcome.records),
+        RaftExpect::LeaderReplaced => leader_replaced(outcome.records, es),
         RaftExpect::Acknowledged { client, writes } => {
             let have = outcome
                 .actor(client)
                 .and_then(RaftNode::client)
-                .ok_or_else(|| format!("expected a client called {client}, but there is none"))?
+                .ok_or_else(|| {
+                    say(
+                        es,
+                        format!("expected a client called {client}, but there is none"),
+                        format!("se esperaba un cliente llamado {client}, pero no existe"),
+                    )
+                })?
                 .acknowledged();
             if have == *writes {
-                Ok(format!("{client} got {have} writes acknowledged"))
+                Ok(say(
+                    es,
+                    format!("{client} got {have} writes acknowledged"),
+                    format!("{client} recibió confirmación de {have} escrituras"),
+                ))
             } else {
-                Err(format!(
-                    "expected {client} to get {writes} writes acknowledged, but it got {have}"
+                Err(say(
+                    es,
+                    format!(
+                        "expected {client} to get {writes} writes acknowledged, but it got {have}"
+                    ),
+                    format!(
+                        "se esperaba que {client} recibiera confirmación de {writes} escrituras, \
+                         pero recibió {have}"
+                    ),
                 ))
             }
         }
@@ -205,7 +283,7 @@ pub fn check(
 
 /// `LeaderReplaced`: the first leader to go down is replaced while down and steps down on
 /// its return.
-fn leader_replaced(records: &[Record<RaftNode>]) -> Result<String, String> {
+fn leader_replaced(records: &[Record<RaftNode>], es: bool) -> Result<String, String> {
     let mut leading: BTreeMap<&str, u64> = BTreeMap::new();
     let mut down: Option<(&str, u64, Instant)> = None;
     let mut replaced: Option<(&str, u64, Instant)> = None;
@@ -248,20 +326,37 @@ fn leader_replaced(records: &[Record<RaftNode>]) -> Result<String, String> {
                 Some((new, t, from)),
                 None,
             ) if &**n == old => {
-                return Ok(format!(
-                    "{old} led term {term} until it went down at {at}; {new} led term {t} from \
-                     {from}; {old} came back a follower at {}",
-                    r.time
+                return Ok(say(
+                    es,
+                    format!(
+                        "{old} led term {term} until it went down at {at}; {new} led term {t} \
+                         from {from}; {old} came back a follower at {}",
+                        r.time
+                    ),
+                    format!(
+                        "{old} fue líder del término {term} hasta que cayó a los {at}; {new} fue \
+                         líder del término {t} desde {from}; {old} VUELVE como seguidor a los {}",
+                        r.time
+                    ),
                 ));
             }
             (Event::Note { node, note }, Some((old, term, at)), Some((new, t, from)), Some(_)) => {
                 if let RaftNote::SteppedDown { .. } = note
                     && &**node == old
                 {
-                    return Ok(format!(
-                        "{old} led term {term} until it went down at {at}; {new} led term {t} \
-                         from {from}; {old} stepped down on its return, at {}",
-                        r.time
+                    return Ok(say(
+                        es,
+                        format!(
+                            "{old} led term {term} until it went down at {at}; {new} led term \
+                             {t} from {from}; {old} stepped down on its return, at {}",
+                            r.time
+                        ),
+                        format!(
+                            "{old} fue líder del término {term} hasta que cayó a los {at}; {new} \
+                             fue líder del término {t} desde {from}; {old} dejó de ser líder al \
+                             volver, a los {}",
+                            r.time
+                        ),
                     ));
                 }
             }
@@ -280,41 +375,86 @@ fn leader_replaced(records: &[Record<RaftNode>]) -> Result<String, String> {
         }
     }
     Err(match (down, replaced, back) {
-        (None, ..) => "expected a leader to go down (paused or crashed), but none did".into(),
-        (Some((old, term, at)), None, _) => format!(
-            "expected another node to lead a term after {term} while {old} was down (from \
-             {at}), but none did"
+        (None, ..) => say(
+            es,
+            "expected a leader to go down (paused or crashed), but none did".into(),
+            "se esperaba que cayera un líder (pausado o caído), pero no cayó ninguno".into(),
         ),
-        (Some((old, ..)), Some(_), None) => {
-            format!("expected {old} to return after another node took over, but it never did")
-        }
-        (Some((old, term, _)), Some(_), Some(at)) => format!(
-            "expected {old} to step down after returning at {at}, but it still believes it \
-             leads term {term}"
+        (Some((old, term, at)), None, _) => say(
+            es,
+            format!(
+                "expected another node to lead a term after {term} while {old} was down (from \
+                 {at}), but none did"
+            ),
+            format!(
+                "se esperaba que otro nodo liderara un término posterior al {term} mientras \
+                 {old} estaba caído (desde {at}), pero ninguno lo hizo"
+            ),
+        ),
+        (Some((old, ..)), Some(_), None) => say(
+            es,
+            format!("expected {old} to return after another node took over, but it never did"),
+            format!("se esperaba que {old} volviera tras el relevo, pero no volvió"),
+        ),
+        (Some((old, term, _)), Some(_), Some(at)) => say(
+            es,
+            format!(
+                "expected {old} to step down after returning at {at}, but it still believes it \
+                 leads term {term}"
+            ),
+            format!(
+                "se esperaba que {old} dejara de ser líder al volver a los {at}, pero aún cree \
+                 que lidera el término {term}"
+            ),
         ),
     })
 }
 
-fn shown(value: Option<&str>) -> String {
-    value.map_or_else(|| "nothing".into(), |v| format!("{v:?}"))
+fn shown(value: Option<&str>, es: bool) -> String {
+    match value {
+        Some(v) => format!("{v:?}"),
+        None if es => "nada".into(),
+        None => "nothing".into(),
+    }
 }
 
 /// The final state of the server `name`, or why there is none.
-fn server<'a>(outcome: &'a Outcome<'_, RaftNode>, name: &str) -> Result<&'a Server, String> {
+fn server<'a>(
+    outcome: &'a Outcome<'_, RaftNode>,
+    name: &str,
+    es: bool,
+) -> Result<&'a Server, String> {
     outcome
         .actor(name)
         .and_then(RaftNode::server)
-        .ok_or_else(|| format!("expected a server called {name}, but there is none"))
+        .ok_or_else(|| {
+            say(
+                es,
+                format!("expected a server called {name}, but there is none"),
+                format!("se esperaba un servidor llamado {name}, pero no existe"),
+            )
+        })
 }
 
 /// `Leader`: `node` ends as leader of `term`, and no other node leads that term or a later one.
-fn sole_leader(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result<String, String> {
-    let a = server(outcome, node)?;
+fn sole_leader(
+    outcome: &Outcome<'_, RaftNode>,
+    node: &str,
+    term: u64,
+    es: bool,
+) -> Result<String, String> {
+    let a = server(outcome, node, es)?;
     if a.role() != Role::Leader || a.current_term() != term {
-        return Err(format!(
-            "expected {node} to end as leader of term {term}, but it is {} of term {}",
-            role_word(a.role()),
-            a.current_term()
+        let (role, now) = (role_word(a.role(), es), a.current_term());
+        return Err(say(
+            es,
+            format!(
+                "expected {node} to end as leader of term {term}, but it is {role} of term {now}"
+            ),
+            format!(
+                "se esperaba que {node} terminara como líder del término {term}, pero es {role} \
+                 del término {now}"
+            ),
         ));
     }
     let sim = outcome.sim;
@@ -323,14 +463,33 @@ fn sole_leader(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result
         .filter(|&id| sim.name(id) != node)
         .filter_map(|id| sim.actor(id).server().map(|s| (id, s)))
         .filter(|(_, other)| other.role() == Role::Leader && other.current_term() >= term)
-        .map(|(id, s)| format!("{} (term {})", sim.name(id), s.current_term()))
+        .map(|(id, s)| {
+            let t = s.current_term();
+            say(
+                es,
+                format!("{} (term {t})", sim.name(id)),
+                format!("{} (término {t})", sim.name(id)),
+            )
+        })
         .collect();
     if rivals.is_empty() {
-        Ok(format!("{node} ends as the leader of term {term}"))
+        Ok(say(
+            es,
+            format!("{node} ends as the leader of term {term}"),
+            format!("{node} termina como líder del término {term}"),
+        ))
     } else {
-        Err(format!(
-            "expected {node} to be the only leader of term {term} at the end, but {} also lead",
-            rivals.join(", ")
+        let rivals = rivals.join(", ");
+        Err(say(
+            es,
+            format!(
+                "expected {node} to be the only leader of term {term} at the end, but {rivals} \
+                 also lead"
+            ),
+            format!(
+                "se esperaba que {node} fuera el único líder del término {term} al final, pero \
+                 también lidera(n) {rivals}"
+            ),
         ))
     }
 }
@@ -341,39 +500,73 @@ fn ends_as(
     node: &str,
     role: Role,
     term: u64,
+    es: bool,
 ) -> Result<String, String> {
-    let a = server(outcome, node)?;
+    let a = server(outcome, node, es)?;
+    let want = role_word(role, es);
     if a.role() == role && a.current_term() == term {
-        Ok(format!("{node} ends as {} of term {term}", role_word(role)))
+        Ok(say(
+            es,
+            format!("{node} ends as {want} of term {term}"),
+            format!("{node} termina como {want} del término {term}"),
+        ))
     } else {
-        Err(format!(
-            "expected {node} to end as {} of term {term}, but it is {} of term {}",
-            role_word(role),
-            role_word(a.role()),
-            a.current_term()
+        let (got, now) = (role_word(a.role(), es), a.current_term());
+        Err(say(
+            es,
+            format!(
+                "expected {node} to end as {want} of term {term}, but it is {got} of term {now}"
+            ),
+            format!(
+                "se esperaba que {node} terminara como {want} del término {term}, pero es {got} \
+                 del término {now}"
+            ),
         ))
     }
 }
 
 /// `LeaderOfTerm`: `node` was elected leader of `term` at some point.
-fn elected(outcome: &Outcome<'_, RaftNode>, node: &str, term: u64) -> Result<String, String> {
+fn elected(
+    outcome: &Outcome<'_, RaftNode>,
+    node: &str,
+    term: u64,
+    es: bool,
+) -> Result<String, String> {
     let leaders: Vec<String> = outcome
         .notes()
         .filter_map(|(at, who, n)| match n {
-            RaftNote::BecameLeader { term: t, votes, .. } if *t == term => {
-                Some(format!("{who} at {at} with {votes} votes"))
-            }
+            RaftNote::BecameLeader { term: t, votes, .. } if *t == term => Some(say(
+                es,
+                format!("{who} at {at} with {votes} votes"),
+                format!("{who} a los {at} con {votes} votos"),
+            )),
             _ => None,
         })
         .collect();
     match leaders.iter().find(|l| l.starts_with(&format!("{node} "))) {
-        Some(l) => Ok(format!("leader of term {term}: {l}")),
-        None if leaders.is_empty() => Err(format!(
-            "expected {node} to be elected leader of term {term}, but nobody was"
+        Some(l) => Ok(say(
+            es,
+            format!("leader of term {term}: {l}"),
+            format!("líder del término {term}: {l}"),
         )),
-        None => Err(format!(
-            "expected {node} to be elected leader of term {term}, but the leader was {}",
-            leaders.join(" and ")
+        None if leaders.is_empty() => Err(say(
+            es,
+            format!("expected {node} to be elected leader of term {term}, but nobody was"),
+            format!(
+                "se esperaba que {node} fuera elegido líder del término {term}, pero nadie lo fue"
+            ),
+        )),
+        None => Err(say(
+            es,
+            format!(
+                "expected {node} to be elected leader of term {term}, but the leader was {}",
+                leaders.join(" and ")
+            ),
+            format!(
+                "se esperaba que {node} fuera elegido líder del término {term}, pero el líder \
+                 fue {}",
+                leaders.join(" y ")
+            ),
         )),
     }
 }
@@ -384,6 +577,7 @@ fn denied(
     voter: &str,
     candidate: &str,
     term: u64,
+    es: bool,
 ) -> Result<String, String> {
     let mut answer = None;
     for (at, who, n) in outcome.notes() {
@@ -393,21 +587,40 @@ fn denied(
                 candidate: c,
                 reason,
             } if who == voter && *t == term && c == candidate => {
-                let line = crate::raft::narrate::deny_line(voter, candidate, reason, false);
-                return Ok(format!("term {term}, at {at}: {line}"));
+                let line = crate::raft::narrate::deny_line(voter, candidate, reason, es);
+                return Ok(say(
+                    es,
+                    format!("term {term}, at {at}: {line}"),
+                    format!("término {term}, a los {at}: {line}"),
+                ));
             }
             RaftNote::VoteGranted {
                 term: t,
                 candidate: c,
             } if who == voter && *t == term && c == candidate => {
-                answer = Some(format!("granted it at {at}"));
+                answer = Some(say(
+                    es,
+                    format!("granted it at {at}"),
+                    format!("se lo concedió a los {at}"),
+                ));
             }
             _ => {}
         }
     }
-    Err(format!(
-        "expected {voter} to deny its vote to {candidate} in term {term}, but it {}",
-        answer.unwrap_or_else(|| "never answered such a request".into())
+    let answer = answer.unwrap_or_else(|| {
+        say(
+            es,
+            "never answered such a request".into(),
+            "nunca respondió a esa petición".into(),
+        )
+    });
+    Err(say(
+        es,
+        format!("expected {voter} to deny its vote to {candidate} in term {term}, but it {answer}"),
+        format!(
+            "se esperaba que {voter} denegara su voto a {candidate} en el término {term}, pero \
+             {answer}"
+        ),
     ))
 }
 

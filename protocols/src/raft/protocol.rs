@@ -170,6 +170,15 @@ impl Story for Raft {
         narrate::narrate(record, lang)
     }
 
+    fn explain(
+        config: &RaftConfig,
+        expect: &RaftExpect,
+        outcome: &sim_core::Outcome<'_, RaftNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        expect::check_in(config, expect, outcome, lang)
+    }
+
     fn is_key(record: &Record<RaftNode>) -> bool {
         narrate::is_key(record)
     }
