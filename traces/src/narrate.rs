@@ -154,7 +154,10 @@ fn fault_line(fault: &Fault, es: bool) -> String {
         (Fault::Heal, false) => "the network heals".into(),
         (Fault::Heal, true) => "la red se recupera".into(),
         (Fault::Rule(i, what), false) => format!("fault rule #{i}: {what}"),
-        (Fault::Rule(i, what), true) => format!("regla de fallo #{i}: {what}"),
+        (Fault::Rule(i, what), true) => format!(
+            "regla de fallo #{i}: {}",
+            rule_in_spanish(what).unwrap_or_else(|| what.clone())
+        ),
         (Fault::ClearRules, false) => "fault rules removed".into(),
         (Fault::ClearRules, true) => "se quitan las reglas de fallo".into(),
         (
@@ -179,5 +182,85 @@ fn fault_line(fault: &Fault, es: bool) -> String {
             };
             format!("ningún nodo tiene ahora el rol @{role}: {accion} dirigida a él no hace nada")
         }
+    }
+}
+
+/// A fault rule's description (the kernel writes it in English, in one fixed grammar: `drop
+/// occurrence 1 of Accept from relay-1 to a2`, `delay by 100ms every AppendEntries from nodo-1
+/// to nodo-2 until 200ms`) in the course's Spanish; `None` if it does not parse, and then the
+/// English stands.
+pub fn rule_in_spanish(text: &str) -> Option<String> {
+    let (what, rest): (String, &str) = if let Some(rest) = text.strip_prefix("drop") {
+        ("descarto".to_string(), rest)
+    } else if let Some(rest) = text.strip_prefix("delay by ") {
+        let at = rest.find(' ')?;
+        (format!("retraso {}", &rest[..at]), &rest[at..])
+    } else if let Some(rest) = text.strip_prefix("duplicate (") {
+        let (after, rest) = rest.split_once(" later)")?;
+        (format!("duplico ({after} después)"), rest)
+    } else {
+        return None;
+    };
+    let (nth, rest) = if let Some(rest) = rest.strip_prefix(" occurrence ") {
+        let (n, rest) = rest.split_once(" of ")?;
+        (format!(" la aparición {n} de"), rest)
+    } else {
+        (" cada".to_string(), rest.strip_prefix(" every ")?)
+    };
+    let (kind, mut rest) = match rest.split_once(' ') {
+        Some((kind, rest)) => (kind, format!(" {rest}")),
+        None => (rest, String::new()),
+    };
+    let kind = if kind == "message" { "mensaje" } else { kind };
+    let mut tail = Vec::new();
+    for (en, es) in [(" until ", " hasta "), (" since ", " desde ")] {
+        if let Some(at) = rest.rfind(en) {
+            tail.insert(0, format!("{es}{}", &rest[at + en.len()..]));
+            rest.truncate(at);
+        }
+    }
+    let mut path = String::new();
+    let (from, to) = match rest.rfind(" to ") {
+        Some(at) => (rest[..at].to_string(), Some(rest[at + 4..].to_string())),
+        None => (rest.clone(), None),
+    };
+    if let Some(from) = from.strip_prefix(" from ") {
+        path.push_str(&format!(" de {from}"));
+    } else if !from.is_empty() {
+        return None;
+    }
+    if let Some(to) = to {
+        path.push_str(&format!(" a {to}"));
+    }
+    Some(format!("{what}{nth} {kind}{path}{}", tail.concat()))
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::rule_in_spanish;
+
+    #[test]
+    fn fault_rules_read_in_spanish() {
+        for (en, es) in [
+            (
+                "drop occurrence 1 of Accept from relay-1 to a2",
+                "descarto la aparición 1 de Accept de relay-1 a a2",
+            ),
+            (
+                "delay by 100ms every AppendEntries from nodo-1 to nodo-2 until 200ms",
+                "retraso 100ms cada AppendEntries de nodo-1 a nodo-2 hasta 200ms",
+            ),
+            (
+                "duplicate (5ms later) every message to n2",
+                "duplico (5ms después) cada mensaje a n2",
+            ),
+            (
+                "delay by 230ms every PrePrepare from r0",
+                "retraso 230ms cada PrePrepare de r0",
+            ),
+        ] {
+            assert_eq!(rule_in_spanish(en).as_deref(), Some(es), "{en}");
+        }
+        assert_eq!(rule_in_spanish("something else"), None);
     }
 }
