@@ -173,23 +173,47 @@ impl Protocol for TokenRingProtocol {
     }
 
     fn check(
-        _config: &TokenRingConfig,
+        config: &TokenRingConfig,
         expect: &TokenRingExpect,
         outcome: &Outcome<'_, TokenRing>,
     ) -> Result<String, String> {
-        let TokenRingExpect::Laps(want) = expect;
-        let laps = outcome.notes().count() as u64;
-        if laps >= *want {
-            Ok(format!("{laps} laps completed (at least {want} expected)"))
-        } else {
-            Err(format!(
-                "expected at least {want} laps, but only {laps} completed"
-            ))
-        }
+        laps(config, expect, outcome, Lang::En)
+    }
+}
+
+/// Checks `Laps(n)`, said in `lang`.
+fn laps(
+    _config: &TokenRingConfig,
+    expect: &TokenRingExpect,
+    outcome: &Outcome<'_, TokenRing>,
+    lang: Lang,
+) -> Result<String, String> {
+    let TokenRingExpect::Laps(want) = expect;
+    let laps = outcome.notes().count() as u64;
+    match (laps >= *want, lang) {
+        (true, Lang::En) => Ok(format!("{laps} laps completed (at least {want} expected)")),
+        (true, Lang::Es) => Ok(format!(
+            "{laps} vueltas completadas (se esperaban al menos {want})"
+        )),
+        (false, Lang::En) => Err(format!(
+            "expected at least {want} laps, but only {laps} completed"
+        )),
+        (false, Lang::Es) => Err(format!(
+            "se esperaban al menos {want} vueltas, pero solo se completaron {laps}"
+        )),
     }
 }
 
 impl Story for TokenRingProtocol {
+    fn explain(
+        config: &TokenRingConfig,
+        expect: &TokenRingExpect,
+        outcome: &Outcome<'_, TokenRing>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        laps(config, expect, outcome, lang)
+    }
+
     fn narrate(record: &Record<TokenRing>, lang: Lang) -> Option<String> {
         let Event::Note {
             node,

@@ -79,48 +79,78 @@ impl Protocol for RegisterPaxos {
     }
 
     fn check(
-        _config: &RegisterConfig,
+        config: &RegisterConfig,
         expect: &RegisterExpect,
         outcome: &Outcome<'_, RegisterNode>,
     ) -> Result<String, String> {
-        match expect {
-            RegisterExpect::Decided(want) => {
-                let decided: Vec<char> = outcome
-                    .notes()
-                    .filter_map(|(_, _, n)| match n {
-                        RegisterNote::Decided { value, .. } => Some(*value),
-                        _ => None,
-                    })
-                    .collect();
-                if decided.contains(want) {
-                    Ok(format!("{want:?} was decided"))
-                } else if decided.is_empty() {
-                    Err(format!("expected {want:?} decided, but no server decided"))
-                } else {
-                    Err(format!(
-                        "expected {want:?} decided, but the servers decided {decided:?}"
-                    ))
-                }
+        check_in(config, expect, outcome, Lang::En)
+    }
+}
+
+/// Checks one expectation, said in `lang`.
+fn check_in(
+    _config: &RegisterConfig,
+    expect: &RegisterExpect,
+    outcome: &Outcome<'_, RegisterNode>,
+    lang: Lang,
+) -> Result<String, String> {
+    let say = |en: String, es: String| if lang == Lang::Es { es } else { en };
+    match expect {
+        RegisterExpect::Decided(want) => {
+            let decided: Vec<char> = outcome
+                .notes()
+                .filter_map(|(_, _, n)| match n {
+                    RegisterNote::Decided { value, .. } => Some(*value),
+                    _ => None,
+                })
+                .collect();
+            if decided.contains(want) {
+                Ok(say(
+                    format!("{want:?} was decided"),
+                    format!("se decidió {want:?}"),
+                ))
+            } else if decided.is_empty() {
+                Err(say(
+                    format!("expected {want:?} decided, but no server decided"),
+                    format!("se esperaba {want:?} decidido, pero ningún servidor decidió"),
+                ))
+            } else {
+                Err(say(
+                    format!("expected {want:?} decided, but the servers decided {decided:?}"),
+                    format!(
+                        "se esperaba {want:?} decidido, pero los servidores decidieron {decided:?}"
+                    ),
+                ))
             }
-            RegisterExpect::Reads(want) => {
-                let clients = outcome
-                    .sim
-                    .node_ids()
-                    .filter(|&id| outcome.sim.actor(id).server().is_none())
-                    .count();
-                let reads = outcome
-                    .notes()
-                    .filter(|(_, _, n)| matches!(n, RegisterNote::Returned(RegisterRet::ReadOk(_))))
-                    .count();
-                if reads >= *want {
-                    Ok(format!(
-                        "{reads} of {clients} clients read a value (at least {want} expected)"
-                    ))
-                } else {
-                    Err(format!(
+        }
+        RegisterExpect::Reads(want) => {
+            let clients = outcome
+                .sim
+                .node_ids()
+                .filter(|&id| outcome.sim.actor(id).server().is_none())
+                .count();
+            let reads = outcome
+                .notes()
+                .filter(|(_, _, n)| matches!(n, RegisterNote::Returned(RegisterRet::ReadOk(_))))
+                .count();
+            if reads >= *want {
+                Ok(say(
+                    format!("{reads} of {clients} clients read a value (at least {want} expected)"),
+                    format!(
+                        "{reads} de {clients} clientes leyeron un valor (se esperaban al menos \
+                         {want})"
+                    ),
+                ))
+            } else {
+                Err(say(
+                    format!(
                         "expected at least {want} clients to read, but {reads} of {clients} did"
-                    ))
-                }
+                    ),
+                    format!(
+                        "se esperaba que leyeran al menos {want} clientes, pero leyeron {reads} \
+                         de {clients}"
+                    ),
+                ))
             }
         }
     }
@@ -150,6 +180,15 @@ fn note_line(node: &str, note: &RegisterNote, lang: Lang) -> String {
 }
 
 impl Story for RegisterPaxos {
+    fn explain(
+        config: &RegisterConfig,
+        expect: &RegisterExpect,
+        outcome: &Outcome<'_, RegisterNode>,
+        lang: Lang,
+    ) -> Result<String, String> {
+        check_in(config, expect, outcome, lang)
+    }
+
     fn narrate(record: &Record<RegisterNode>, lang: Lang) -> Option<String> {
         match &record.event {
             Event::Note { node, note } => Some(note_line(node, note, lang)),
