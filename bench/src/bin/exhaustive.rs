@@ -9,6 +9,7 @@
 //! is mimalloc, as in the `dsim` binary.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
+use dsim_bench::peak_bytes;
 use scenarios::exhaustive::Settings;
 use sim_core::exhaustive::Order;
 use std::process::Command;
@@ -125,17 +126,4 @@ fn child(config: &str, order: &str, jobs: &str) {
         outcome.unique_states as f64 / seconds,
         peak_bytes().saturating_sub(before)
     );
-}
-
-/// The process's peak resident memory so far (Linux; 0 elsewhere).
-fn peak_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -10,6 +10,7 @@
 //! `--clients 3` (or 2) to run only that size. dsim uses mimalloc, as the `dsim` binary does.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
+use dsim_bench::peak_bytes;
 use scenarios::exhaustive::Settings;
 use sim_core::exhaustive::Order;
 use std::path::PathBuf;
@@ -139,17 +140,4 @@ fn child(clients: &str, order: &str, jobs: &str) {
     let seconds = start.elapsed().as_secs_f64();
     assert!(outcome.violation.is_none() && outcome.complete);
     println!("{} {} {}", outcome.unique_states, seconds, peak_bytes());
-}
-
-/// The process's peak resident memory (Linux; 0 elsewhere).
-fn peak_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -56,14 +56,6 @@ impl RegisterConfig {
         let clients = (self.servers..self.servers + self.clients).map(|i| format!("client-{i}"));
         servers.chain(clients).collect()
     }
-
-    /// The server names.
-    pub fn server_names(&self) -> Vec<String> {
-        self.node_names()
-            .into_iter()
-            .take(self.servers as usize)
-            .collect()
-    }
 }
 
 /// Problems parsing cannot see; empty when the config is fine.

@@ -131,13 +131,6 @@ impl Server {
         self.prepares.iter().filter(|p| p.is_some()).count() as u32
     }
 
-    /// The decided value, if this server knows it.
-    pub fn value(&self) -> Option<char> {
-        self.decided
-            .then(|| self.accepted.map(|(_, (_, _, v))| v))
-            .flatten()
-    }
-
     fn on_message(&mut self, ctx: &mut Context<'_, RegisterNode>, from: NodeId, msg: RegisterMsg) {
         use RegisterMsg as M;
         let me = ctx.id();

@@ -24,7 +24,7 @@ pub use timed::{TimedPath, timed};
 use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
-use crate::kernel::{Move, MoveKind, Sim};
+use crate::kernel::{IgnoredAnswers, Move, MoveKind, Sim};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -241,6 +241,14 @@ struct Frontier<A: Actor> {
     dups: u32,
 }
 
+/// What one thread reuses from one state's expansion to the next.
+#[derive(Default)]
+struct Work {
+    moves: Vec<Move>,
+    hash: (Vec<u64>, BufferHasher),
+    answers: IgnoredAnswers,
+}
+
 /// What one thread found expanding its part of a level.
 struct Expansion<A: Actor> {
     /// The states to expand next: the new ones (first reached by this thread), and under a
@@ -423,14 +431,18 @@ impl<A: Actor> Search<'_, A> {
         sometimes: &[Sometimes<A>],
         visited: &Visited,
         state: &Frontier<A>,
-        moves: &mut Vec<Move>,
-        scratch: &mut (Vec<u64>, BufferHasher),
+        work: &mut Work,
         out: &mut Expansion<A>,
     ) {
+        let Work {
+            moves,
+            hash: scratch,
+            answers,
+        } = work;
         state.sim.moves(state.losses > 0, state.dups > 0, moves);
         let mut any = false;
         for &mv in moves.iter() {
-            if options.ignored_wait && state.sim.is_ignored(mv) {
+            if options.ignored_wait && state.sim.is_ignored(mv, answers) {
                 continue;
             }
             let mut sim = state.sim.clone();
@@ -549,17 +561,9 @@ impl<A: Actor> Search<'_, A> {
             // One share of the level, expanded: on this thread, or on one of `jobs`.
             let expand_share = move |share: Vec<Frontier<A>>| {
                 let mut out = Expansion::new(sometimes.len());
-                let (mut moves, mut scratch) = (Vec::new(), Default::default());
+                let mut work = Work::default();
                 for state in share {
-                    Self::expand(
-                        options,
-                        sometimes,
-                        visited,
-                        &state,
-                        &mut moves,
-                        &mut scratch,
-                        &mut out,
-                    );
+                    Self::expand(options, sometimes, visited, &state, &mut work, &mut out);
                 }
                 out
             };
@@ -604,7 +608,7 @@ impl<A: Actor> Search<'_, A> {
 
     fn dfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
         let mut stack = vec![first];
-        let (mut moves, mut scratch) = (Vec::new(), Default::default());
+        let mut work = Work::default();
         let mut last_progress = 0;
         while let Some(state) = stack.pop() {
             if self.stop() {
@@ -624,8 +628,7 @@ impl<A: Actor> Search<'_, A> {
                 self.sometimes,
                 &self.visited,
                 &state,
-                &mut moves,
-                &mut scratch,
+                &mut work,
                 &mut out,
             );
             self.absorb(&mut out);
@@ -658,6 +661,7 @@ impl<A: Actor> Search<'_, A> {
             any: bool,
         }
         let mut seen = fingerprints::Fingerprints::default();
+        let mut answers = IgnoredAnswers::default();
         seen.insert(first.fp);
         let mut scratch = Default::default();
         let options = self.options;
@@ -700,7 +704,7 @@ impl<A: Actor> Search<'_, A> {
                 continue;
             };
             top.next += 1;
-            if options.ignored_wait && top.state.sim.is_ignored(mv) {
+            if options.ignored_wait && top.state.sim.is_ignored(mv, &mut answers) {
                 continue;
             }
             let mut sim = top.state.sim.clone();

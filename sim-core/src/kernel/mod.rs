@@ -12,7 +12,7 @@
 mod actions;
 mod untimed;
 
-pub use untimed::{Move, MoveKind, Taken};
+pub use untimed::{IgnoredAnswers, Move, MoveKind, Taken};
 
 use crate::action::{Action, NodeAction};
 use crate::actor::{Actor, Context, Effect, Message, RoleClaim};

@@ -16,6 +16,27 @@ use crate::trace::{Event, Kinds};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
+/// What [`Sim::is_ignored`] found, remembered for one search (one thread's share of it): a
+/// direct-mapped table keyed by (receiver's hash and clock, message's content hash). Good for
+/// one search only: the key leaves out the config's read-only facts that actors share (a bug
+/// knob), which differ between searches, never within one.
+pub struct IgnoredAnswers {
+    table: Vec<(u64, u64, bool)>,
+}
+
+impl IgnoredAnswers {
+    /// log2 of the answers kept (4,096 of 24 bytes).
+    const BITS: u32 = 12;
+}
+
+impl Default for IgnoredAnswers {
+    fn default() -> Self {
+        IgnoredAnswers {
+            table: vec![(0, 0, false); 1 << Self::BITS],
+        }
+    }
+}
+
 /// A delivery as [`Sim::moves`] lists it: (content hash, sequence number, queue slot, copied).
 type Listed = (u64, u64, u32, bool);
 /// [`Sim::moves`]'s reused vectors: the deliveries and the timers (content hash, slot) listed.
@@ -427,17 +448,11 @@ impl<A: Actor> Sim<A> {
     /// state as it was (by hash) and ask for nothing (no send, no timer, no note). With
     /// stateright's semantics (`exhaustive::Options::ignored_wait`) such a delivery is no
     /// move at all: the message stays in flight, for a later state that may want it. The
-    /// handler runs on a copy of the receiver; nothing here changes. The answer depends only
-    /// on the receiver's state and clock and on the message, so it is remembered (per thread,
-    /// in a small table keyed by the receiver's hash and the message's): a search asks again
-    /// and again about the same stuck messages at the same receivers.
-    pub fn is_ignored(&self, mv: Move) -> bool {
-        /// log2 of the remembered answers (4,096 of 24 bytes a thread).
-        const BITS: u32 = 12;
-        thread_local! {
-            static ANSWERS: std::cell::RefCell<Vec<(u64, u64, bool)>> =
-                std::cell::RefCell::new(vec![(0, 0, false); 1 << BITS]);
-        }
+    /// handler runs on a copy of the receiver; nothing here changes. Within one search the
+    /// answer depends only on the receiver's state and clock and on the message, so `answers`
+    /// remembers it: a search asks again and again about the same stuck messages at the same
+    /// receivers.
+    pub fn is_ignored(&self, mv: Move, answers: &mut IgnoredAnswers) -> bool {
         if mv.kind != MoveKind::Deliver {
             return false;
         }
@@ -457,13 +472,10 @@ impl<A: Actor> Sim<A> {
             ^ (clock.skew_ns as u64).rotate_left(21)
             ^ (clock.drift_ppm as u64).rotate_left(42);
         let index = ((receiver ^ mv.key.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            >> (64 - BITS)) as usize;
-        let known = ANSWERS.with(|a| {
-            let (r, k, ignored) = a.borrow()[index];
-            (r == receiver && k == mv.key).then_some(ignored)
-        });
-        if let Some(ignored) = known {
-            return ignored;
+            >> (64 - IgnoredAnswers::BITS)) as usize;
+        let (r, k, known) = answers.table[index];
+        if r == receiver && k == mv.key {
+            return known;
         }
         let mut actor = A::clone(&node.actor);
         let mut draws = node.draws.clone();
@@ -473,7 +485,7 @@ impl<A: Actor> Sim<A> {
             crate::actor::Context::new(node.identity, self.now, local, &mut draws, &mut effects);
         actor.on_message(&mut ctx, self.nodes[from.index()].identity, msg.clone());
         let ignored = effects.is_empty() && stable_hash(&actor) == node.hash;
-        ANSWERS.with(|a| a.borrow_mut()[index] = (receiver, mv.key, ignored));
+        answers.table[index] = (receiver, mv.key, ignored);
         ignored
     }
 
