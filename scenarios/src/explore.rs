@@ -13,11 +13,12 @@
 use crate::load::Prepared;
 use crate::run;
 use crate::schedule::{Injected, full_schedule_text, ms_text};
+use crate::swarm::{self, FaultKinds, Mix};
 use crate::vary::set_scenario_field;
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    Choice, Event, Instant, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng, Status,
-    StopReason, Stream, TraceMode,
+    Choice, Event, Instant, LinkConfig, Message, MsgId, NodeId, Protocol, Sim, SimConfig, SimRng,
+    Status, StopReason, Stream, TraceMode,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,12 +91,69 @@ pub struct FaultModel {
     /// How long each enumerated round lasts, in ms.
     #[serde(default)]
     pub round_ms: u64,
+    /// The sorts of fault the search may use (`--faults`): without `swarm`, the sorts left out
+    /// are taken out of the file's link laws (no loss, no duplicates, every latency the
+    /// shortest); with it, each seed's mix is drawn among them.
+    #[serde(default)]
+    pub kinds: FaultKinds,
+    /// Swarm testing (see [`crate::swarm`]): each seed draws its own mix of fault sorts and
+    /// intensities, in place of the file's link laws and the counts above.
+    #[serde(default)]
+    pub swarm: bool,
+}
+
+/// What one seed of a search runs with besides the file: its links' laws, its injected faults,
+/// and (in a swarm search) the mix they came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedFaults {
+    /// The default link's laws.
+    pub link: LinkConfig,
+    /// Faults injected on top of the file's timeline.
+    pub injected: Vec<Injected>,
+    /// The seed's swarm mix.
+    pub mix: Option<Mix>,
 }
 
 impl FaultModel {
     /// Whether it injects nothing.
     pub fn is_empty(&self) -> bool {
-        self.crashes + self.pauses + self.partitions + self.partition_rounds == 0
+        self.crashes + self.pauses + self.partitions + self.partition_rounds == 0 && !self.swarm
+    }
+
+    /// Seed `seed`'s swarm mix among `nodes` nodes whose file gives the default `link`: drawn
+    /// among the sorts both `kinds` and the scenario allow.
+    pub fn mix(&self, seed: u64, nodes: usize, link: LinkConfig) -> Mix {
+        let kinds = FaultKinds::ALL
+            .iter()
+            .filter(|&k| self.kinds.has(k) && swarm::allowed(nodes).has(k))
+            .fold(FaultKinds::NONE, FaultKinds::with);
+        swarm::mix(seed, kinds, link, nodes, self.window_ms)
+    }
+
+    /// What seed `seed` runs with among `nodes` nodes whose file gives the default `link`.
+    pub fn seed_faults(&self, seed: u64, nodes: usize, link: LinkConfig) -> SeedFaults {
+        if !self.swarm {
+            return SeedFaults {
+                link: swarm::restrict(link, self.kinds),
+                injected: self.draw(seed, nodes),
+                mix: None,
+            };
+        }
+        let mix = self.mix(seed, nodes, link);
+        let counts = FaultModel {
+            crashes: mix.crashes,
+            pauses: mix.pauses,
+            partitions: mix.partitions,
+            swarm: false,
+            ..*self
+        };
+        let mut injected = counts.draw(seed, nodes);
+        injected.extend(mix.skews.iter().cloned());
+        SeedFaults {
+            link: mix.link,
+            injected,
+            mix: Some(mix),
+        }
     }
 
     /// How many distinct schedules the enumerated rounds make among `nodes` nodes: each round
@@ -220,9 +278,19 @@ pub(crate) fn build<P: Protocol>(
     seed: u64,
     injected: &[Injected],
 ) -> Sim<P::Actor> {
+    build_on(prep, seed, injected, prep.link)
+}
+
+/// [`build`] with `link` as the default link's laws (a swarm seed's, or the file's restricted).
+fn build_on<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    injected: &[Injected],
+    link: LinkConfig,
+) -> Sim<P::Actor> {
     let config = SimConfig {
         seed,
-        link: prep.link,
+        link,
         limits: prep.limits,
         stop_on_violation: true,
     };
@@ -318,6 +386,11 @@ fn verdict<P: Protocol>(
     if !all_up || sim.network().has_cuts() {
         return None;
     }
+    // A swarm seed's network that is harsher than the file's (more loss, more duplicates,
+    // longer latencies) is a fault that never ends: the protocol's bound assumed the file's.
+    if harsher(sim.network().default_link(), prep.link) {
+        return None;
+    }
     let message = P::progress(&prep.doc.config, sim, Instant(last)).err()?;
     Some(Finding {
         invariant: LIVENESS.to_string(),
@@ -327,6 +400,17 @@ fn verdict<P: Protocol>(
         step: report.steps,
         time_ns: report.time.0,
     })
+}
+
+/// Whether `link` loses or duplicates more often than `file`, or can take longer.
+fn harsher(link: LinkConfig, file: LinkConfig) -> bool {
+    let above = |a: sim_core::Ratio, b: sim_core::Ratio| {
+        u64::from(a.numerator) * u64::from(b.denominator)
+            > u64::from(b.numerator) * u64::from(a.denominator)
+    };
+    above(link.loss, file.loss)
+        || above(link.duplicate, file.duplicate)
+        || link.latency.max() > file.latency.max()
 }
 
 /// When the run's last fault ends, in virtual ns: the last scripted step, the end of every
@@ -353,8 +437,13 @@ fn last_fault_ns<P: Protocol>(prep: &Prepared<P>, injected: &[Injected]) -> Opti
 /// One seed of a search on the fast path, with `faults` drawn from it: the first invariant
 /// broken, if any.
 pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64, faults: &FaultModel) -> Option<Finding> {
-    let injected = faults.draw(seed, prep.nodes.len());
-    judge(prep, &mut build(prep, seed, &injected), &injected)
+    let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
+    let injected = &planned.injected;
+    judge(
+        prep,
+        &mut build_on(prep, seed, injected, planned.link),
+        injected,
+    )
 }
 
 /// Many seeds of a search on the fast path, one after another: the run is built once and
@@ -395,7 +484,11 @@ fn probe_chunk<P: Protocol>(
         .filter_map(|&seed| {
             let mut sim = template.clone();
             sim.reseed(seed);
-            let injected = faults.draw(seed, prep.nodes.len());
+            let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
+            if planned.link != prep.link {
+                sim.network_mut().set_default_link(planned.link);
+            }
+            let injected = planned.injected;
             Injected::inject(&injected, &mut sim);
             let found = match states.as_deref_mut() {
                 Some(states) => judge_counting(prep, &mut sim, &injected, states, &mut scratch),
@@ -404,6 +497,34 @@ fn probe_chunk<P: Protocol>(
             found.map(|f| (seed, f))
         })
         .collect()
+}
+
+/// A swarm search's tally of `seeds` (see `LoadedScenario::swarm_tally`).
+pub fn swarm_tally<P: Protocol>(
+    prep: &Prepared<P>,
+    seeds: std::ops::Range<u64>,
+    faults: &FaultModel,
+    findings: &[(u64, Finding)],
+) -> Vec<swarm::MixTally> {
+    if !faults.swarm {
+        return Vec::new();
+    }
+    let mut by_mix: BTreeMap<FaultKinds, swarm::MixTally> = BTreeMap::new();
+    let mut found = findings.iter().peekable();
+    for seed in seeds {
+        let kinds = faults.mix(seed, prep.nodes.len(), prep.link).kinds;
+        let row = by_mix.entry(kinds).or_insert_with(|| swarm::MixTally {
+            mix: kinds.to_string(),
+            ..swarm::MixTally::default()
+        });
+        row.seeds += 1;
+        while let Some((_, finding)) = found.next_if(|(s, _)| *s == seed) {
+            *row.found.entry(finding.invariant.clone()).or_default() += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    swarm::add_tallies(&mut rows, &by_mix.into_values().collect::<Vec<_>>());
+    rows
 }
 
 /// What breaks when `prep` at `seed` injects `injected` and follows `choices`.
@@ -505,8 +626,9 @@ pub fn counterexample<P: Protocol>(
     finding: &Finding,
     origin: &str,
 ) -> Counterexample {
-    let drawn = faults.draw(seed, prep.nodes.len());
-    let mut sim = build(prep, seed, &drawn);
+    let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
+    let drawn = planned.injected.clone();
+    let mut sim = build_on(prep, seed, &drawn, planned.link);
     sim.record_choices();
     judge(prep, &mut sim, &drawn);
     let recorded = sim.recorded_choices().to_vec();
@@ -541,6 +663,7 @@ pub fn counterexample<P: Protocol>(
         decided,
         &body,
         expect_violation,
+        planned.mix.as_ref(),
     );
     // Replays: `dsim run` of the file passes (it shows exactly the violations it expects),
     // and the search's own judge finds the same thing in it again.
@@ -657,6 +780,7 @@ fn file_text<P: Protocol>(
     recorded: usize,
     schedule: &str,
     expect_violation: String,
+    mix: Option<&Mix>,
 ) -> String {
     let mut text = prep.source.clone();
     let invariant = &finding.invariant;
@@ -689,7 +813,7 @@ fn file_text<P: Protocol>(
          // {} at {}: {}\n\
          // Found at seed {seed}; its {recorded} decisions (faults, message fates) were shrunk to the {choices} below.\n\
          // Every message the schedule does not name is delivered once at the link's shortest\n\
-         // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n",
+         // latency; the nodes' own random draws come from the seed. Replay: dsim run FILE\n{}",
         if invariant == LIVENESS {
             "No progress (a liveness failure, not an invariant: `dsim run` of this file passes and\n\
              // its closing summary shows what is missing; `dsim explore` judges it)"
@@ -699,6 +823,11 @@ fn file_text<P: Protocol>(
         },
         Instant(finding.time_ns),
         finding.message.replace('\n', " "),
+        mix.map(|m| format!(
+            "// The seed's swarm mix, before shrinking: {}.\n",
+            m.words()
+        ))
+        .unwrap_or_default(),
     );
     header + &text
 }

@@ -28,6 +28,7 @@ pub mod registry;
 pub mod run;
 pub mod schedule;
 pub mod schema;
+pub mod swarm;
 pub mod sweep;
 pub mod vary;
 

@@ -73,6 +73,14 @@ pub trait LoadedScenario: Sync {
     /// (sorted hashes: actor states, statuses, messages in flight; no times).
     fn probe_covering(&self, seeds: &[u64], faults: &FaultModel)
     -> (Vec<(u64, Finding)>, Vec<u64>);
+    /// A swarm search's tally of `seeds`: per mix, the seeds and how many of them broke each
+    /// invariant (`findings` are those seeds' findings). Empty unless `faults.swarm`.
+    fn swarm_tally(
+        &self,
+        seeds: std::ops::Range<u64>,
+        faults: &FaultModel,
+        findings: &[(u64, Finding)],
+    ) -> Vec<crate::swarm::MixTally>;
     /// The shortest shrunk counterexample of `invariant` among the first
     /// [`explore::SHRINK_CANDIDATES`] seeds of `findings` (in seed order) that broke it: a
     /// seed's own draws decide how far its schedule shrinks. The earliest seed on a tie.
@@ -139,6 +147,14 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         faults: &FaultModel,
     ) -> (Vec<(u64, Finding)>, Vec<u64>) {
         explore::probe_covering(self, seeds, faults)
+    }
+    fn swarm_tally(
+        &self,
+        seeds: std::ops::Range<u64>,
+        faults: &FaultModel,
+        findings: &[(u64, Finding)],
+    ) -> Vec<crate::swarm::MixTally> {
+        explore::swarm_tally(self, seeds, faults, findings)
     }
     fn counterexample(
         &self,

@@ -5,7 +5,7 @@
 //! recorded latency of 7 342 105 ns is written `7.342105` and reads back as the same number.
 
 use crate::schema::ChoiceSpec;
-use sim_core::{Action, Choice, Duration, Instant, MsgId, NodeId};
+use sim_core::{Action, Choice, Clock, Duration, Instant, MsgId, NodeId};
 
 /// A fault a schedule injects for a while: a node crashed then restarted, a node paused then
 /// resumed, or the nodes split into groups then healed. A search draws these from the seed
@@ -30,6 +30,19 @@ pub enum Injected {
         /// When it resumes.
         back_ms: u64,
     },
+    /// From `at_ms` on, `node`'s clock reads true time plus `skew_ms` and runs `drift_ppm`
+    /// parts per million fast (slow if negative): its timers fire early or late in true time,
+    /// its leases end early or late. It stays so (a clock is not healed).
+    Skew {
+        /// The node.
+        node: NodeId,
+        /// When its clock goes wrong.
+        at_ms: u64,
+        /// Offset from true time, in ms.
+        skew_ms: i64,
+        /// Rate error, in parts per million.
+        drift_ppm: i64,
+    },
     /// Split the nodes into `groups` at `at_ms`; heal every cut at `back_ms`.
     Partition {
         /// The groups (unlisted nodes form one more).
@@ -42,30 +55,44 @@ pub enum Injected {
 }
 
 impl Injected {
-    /// When the fault starts and ends, in ms.
+    /// When the fault starts and ends, in ms (a skewed clock ends where it starts: it is one
+    /// change that stays).
     pub fn span_ms(&self) -> (u64, u64) {
         match self {
             Injected::Crash { at_ms, back_ms, .. }
             | Injected::Pause { at_ms, back_ms, .. }
             | Injected::Partition { at_ms, back_ms, .. } => (*at_ms, *back_ms),
+            Injected::Skew { at_ms, .. } => (*at_ms, *at_ms),
         }
     }
 
-    /// The two timeline actions that make the fault: its start and its end.
-    pub fn actions<C>(&self) -> [(Instant, Action<C>); 2] {
+    /// The timeline actions that make the fault: its start and (but for a clock) its end.
+    pub fn actions<C>(&self) -> Vec<(Instant, Action<C>)> {
         let (at, back) = self.span_ms();
         let (at, back) = (Instant::from_millis(at), Instant::from_millis(back));
         match self {
             Injected::Crash { node, .. } => {
-                [(at, Action::Crash(*node)), (back, Action::Restart(*node))]
+                vec![(at, Action::Crash(*node)), (back, Action::Restart(*node))]
             }
             Injected::Pause { node, .. } => {
-                [(at, Action::Pause(*node)), (back, Action::Resume(*node))]
+                vec![(at, Action::Pause(*node)), (back, Action::Resume(*node))]
             }
-            Injected::Partition { groups, .. } => [
+            Injected::Partition { groups, .. } => vec![
                 (at, Action::Partition(groups.clone())),
                 (back, Action::Heal),
             ],
+            Injected::Skew {
+                node,
+                skew_ms,
+                drift_ppm,
+                ..
+            } => {
+                let clock = Clock {
+                    skew_ns: skew_ms.saturating_mul(1_000_000),
+                    drift_ppm: *drift_ppm,
+                };
+                vec![(at, Action::SetClock(*node, clock))]
+            }
         }
     }
 
@@ -91,6 +118,12 @@ impl Injected {
         match self {
             Injected::Crash { node, .. } => format!("Crash({}, {at}, {back})", name(node)),
             Injected::Pause { node, .. } => format!("Pause({}, {at}, {back})", name(node)),
+            Injected::Skew {
+                node,
+                skew_ms,
+                drift_ppm,
+                ..
+            } => format!("Skew({}, {at}, {skew_ms}, {drift_ppm})", name(node)),
             Injected::Partition { groups, .. } => {
                 let groups: Vec<String> = groups
                     .iter()
@@ -115,6 +148,16 @@ impl Injected {
             Injected::Pause { node, .. } => {
                 format!("{} pauses at {at} ms and resumes at {back} ms", name(node))
             }
+            Injected::Skew {
+                node,
+                skew_ms,
+                drift_ppm,
+                ..
+            } => format!(
+                "from {at} ms, {}'s clock is {skew_ms} ms off and runs {drift_ppm} ppm {}",
+                name(node),
+                if *drift_ppm < 0 { "slow" } else { "fast" }
+            ),
             Injected::Partition { groups, .. } => {
                 let groups: Vec<String> = groups
                     .iter()
@@ -217,6 +260,11 @@ pub fn choice_text(choice: Choice, nodes: &[String]) -> String {
     }
 }
 
+/// The slowest clock a schedule's `Skew` may set (it must still move forward), in ppm.
+pub const MIN_DRIFT_PPM: i64 = -999_999;
+/// The fastest: ten times true time.
+pub const MAX_DRIFT_PPM: i64 = 9_000_000;
+
 /// One entry of a file's schedule, in the kernel's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
@@ -273,6 +321,28 @@ pub fn entry_of(
                 node: known(name)?,
                 at_ms: *at,
                 back_ms: *back,
+            })
+        }
+        ChoiceSpec::Skew(name, at, skew_ms, drift_ppm) => {
+            if *at > cap_ms {
+                return Err(format!("{at} ms is past the longest run ({cap_ms} ms)"));
+            }
+            if skew_ms.unsigned_abs() > cap_ms {
+                return Err(format!(
+                    "a skew of {skew_ms} ms is more than the longest run ({cap_ms} ms)"
+                ));
+            }
+            if !(MIN_DRIFT_PPM..=MAX_DRIFT_PPM).contains(drift_ppm) {
+                return Err(format!(
+                    "a drift of {drift_ppm} ppm: expected {MIN_DRIFT_PPM} to {MAX_DRIFT_PPM} (a \
+                     clock must still move forward)"
+                ));
+            }
+            Entry::Fault(Injected::Skew {
+                node: known(name)?,
+                at_ms: *at,
+                skew_ms: *skew_ms,
+                drift_ppm: *drift_ppm,
             })
         }
         ChoiceSpec::Partition(groups, at, back) => {

@@ -127,6 +127,9 @@ pub enum ChoiceSpec {
     /// Split the nodes into these groups (unlisted nodes form one more) at the first time and
     /// heal every cut at the second: `Partition([["a1"], ["a2", "a3"]], 100, 300)`.
     Partition(Vec<Vec<String>>, u64, u64),
+    /// From the time (ms) on, the node's clock is off by the second number (ms) and runs fast
+    /// by the third (parts per million; slow if negative): `Skew("n2", 50, 0, 200000)`.
+    Skew(String, u64, i64, i64),
 }
 
 /// A step of the timeline at a time in milliseconds: `At(150, Crash("n1"))`.

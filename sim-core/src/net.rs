@@ -163,6 +163,11 @@ impl Network {
         &mut self.oracle
     }
 
+    /// The laws of every link without an override.
+    pub fn default_link(&self) -> LinkConfig {
+        self.default_link
+    }
+
     /// Changes every link without an override.
     pub fn set_default_link(&mut self, link: LinkConfig) {
         self.default_link = link;

@@ -20,6 +20,8 @@ pub enum Stream {
     Network,
     /// Random choices made by the scenario's fault schedule.
     Faults,
+    /// A swarm search's choice of which sorts of fault a seed has, and how strong.
+    Swarm,
     /// A node's own stream, keyed by its name so that adding a node leaves the others' alone.
     Node(u64),
 }
@@ -34,6 +36,7 @@ impl Stream {
         match self {
             Stream::Network => 1,
             Stream::Faults => 2,
+            Stream::Swarm => 3,
             // The top bit keeps node streams apart from the fixed purposes above.
             Stream::Node(h) => h | (1 << 63),
         }

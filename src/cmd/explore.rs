@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use scenarios::DynProtocol;
 use scenarios::explore::{Counterexample, FaultModel, Finding};
 use scenarios::registry::LoadedScenario;
+use scenarios::swarm::{FaultKinds, MixTally};
 use scenarios::sweep::parse_seeds;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -112,6 +113,21 @@ pub struct ExploreArgs {
         requires = "partition_rounds"
     )]
     pub round_ms: u64,
+    /// The sorts of fault the search may use: a comma list among loss, dup, delay, crash,
+    /// pause, partition, skew (default: every sort the scenario allows). Without --swarm, the
+    /// sorts left out are taken out of the file's link laws: `--faults crash --crashes 1`
+    /// crashes a node on a network that loses and duplicates nothing and gives every message
+    /// its shortest latency.
+    #[arg(long, value_name = "KINDS", value_parser = FaultKinds::parse)]
+    pub faults: Option<FaultKinds>,
+    /// Swarm testing: each seed draws its own mix of the --faults sorts, each in or out with
+    /// even odds, and its own intensities (loss 1-30 %, duplication 1-20 %, latencies spread
+    /// to 2-10 times the law's longest, 1-2 crashes, pauses or partitions, a clock 1-30 % fast
+    /// or slow), in place of the file's link laws. Some seeds lose nothing, some only crash
+    /// nodes: rare combinations of a few faults are not drowned by constant noise. The report
+    /// counts seeds and findings per mix.
+    #[arg(long, conflicts_with_all = ["crashes", "pauses", "partitions", "partition_rounds"])]
+    pub swarm: bool,
     /// Override a config field before searching (RON value); repeat for several.
     /// Example: --set phase_timeout_ms=80
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -259,6 +275,13 @@ struct Report {
     /// 0..this are each once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     enumerated: Option<u64>,
+    /// With --swarm: per fault mix, the seeds searched and how many broke each invariant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    swarm: Option<Vec<MixTally>>,
+    /// A shard's swarm tally batch by batch (batch index, rows), for --merge to cut where the
+    /// single run would have stopped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    swarm_batches: Vec<(u64, Vec<MixTally>)>,
     seeds_searched: u64,
     found: Vec<Found>,
     execution: Execution,
@@ -318,6 +341,9 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     // Coverage: every distinct abstract state so far (sorted), and its count after each batch.
     let mut states: Vec<u64> = Vec::new();
     let mut curve: Vec<(u64, usize)> = Vec::new();
+    // Swarm: the tally per mix, and per batch for a shard's output.
+    let mut tally: Vec<MixTally> = Vec::new();
+    let mut batches: Vec<(u64, Vec<MixTally>)> = Vec::new();
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
@@ -340,6 +366,13 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
                 },
             )?;
         searched += end - start;
+        if faults.swarm {
+            let rows = loaded.swarm_tally(start..end, &faults, &findings);
+            scenarios::swarm::add_tallies(&mut tally, &rows);
+            if args.shard.is_some() {
+                batches.push((batch, rows));
+            }
+        }
         if coverage {
             states = scenarios::explore::union_sorted(&states, &reached);
             curve.push((searched, states.len()));
@@ -385,6 +418,8 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             curve,
         }),
         enumerated: faults.enumerated(loaded.summary().nodes.len()),
+        swarm: faults.swarm.then_some(tally),
+        swarm_batches: batches,
         seeds_searched: searched,
         found,
         execution: Execution { jobs },
@@ -541,7 +576,30 @@ fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
             scenarios::load::caps::TIME_MS
         )));
     }
+    let kinds = args.faults.unwrap_or_default();
+    if !args.swarm && args.faults.is_some() {
+        for (flag, n, kind) in [
+            ("--crashes", args.crashes, "crash"),
+            ("--pauses", args.pauses, "pause"),
+            ("--partitions", args.partitions, "partition"),
+            ("--partition-rounds", args.partition_rounds, "partition"),
+        ] {
+            if n > 0 && !kinds.iter().any(|k| k.name() == kind) {
+                return Err(CliError::bad_input(format!(
+                    "{flag} {n} injects a {kind}, which --faults {kinds} leaves out: add \
+                     `{kind}` to --faults"
+                )));
+            }
+        }
+        if kinds.has(scenarios::swarm::FaultKind::Skew) {
+            return Err(CliError::bad_input(
+                "--faults skew: only a swarm search draws clock skews; add --swarm",
+            ));
+        }
+    }
     Ok(FaultModel {
+        kinds,
+        swarm: args.swarm,
         crashes: args.crashes,
         pauses: args.pauses,
         partitions: args.partitions,
@@ -635,6 +693,15 @@ pub(crate) fn origin(
             faults.partition_rounds, faults.round_ms
         ));
     }
+    if faults.kinds != FaultKinds::ALL {
+        words.push_str(&format!(
+            " --faults {}",
+            faults.kinds.to_string().replace('+', ",")
+        ));
+    }
+    if faults.swarm {
+        words.push_str(&format!(" --swarm --window-ms {}", faults.window_ms));
+    }
     for bug in bugs {
         words.push_str(&format!(" --bug {bug}"));
     }
@@ -695,6 +762,9 @@ fn print_report(report: &Report) -> Result<(), CliError> {
             growth.join(", ")
         );
     }
+    if let Some(rows) = &report.swarm {
+        print_swarm(rows)?;
+    }
     if report.found.is_empty() {
         out!("no invariant broke in {} seeds", report.seeds_searched);
         return Ok(());
@@ -732,6 +802,23 @@ fn print_report(report: &Report) -> Result<(), CliError> {
             "DOES NOT replay (a bug: please report it)"
         };
         out!("wrote {} ({replay}): dsim run {}", f.file, f.file);
+    }
+    Ok(())
+}
+
+/// The swarm tally as a table: per mix, its seeds and the seeds that broke each invariant.
+fn print_swarm(rows: &[MixTally]) -> Result<(), CliError> {
+    let width = rows.iter().map(|r| r.mix.len()).max().unwrap_or(3).max(3);
+    out!("swarm: seeds per fault mix, and how many broke what");
+    out!("  {:width$}  {:>8}  found", "mix", "seeds");
+    for row in rows {
+        let found: Vec<String> = row.found.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let found = if found.is_empty() {
+            "-".to_string()
+        } else {
+            found.join(", ")
+        };
+        out!("  {:width$}  {:>8}  {found}", row.mix, row.seeds);
     }
     Ok(())
 }

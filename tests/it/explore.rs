@@ -345,8 +345,9 @@ fn kept_counterexamples_still_break_what_they_broke() {
 
 /// Goal: a search spread over a batch system's jobs gives what one run gives. Method: the swarm
 /// with a random crash, 9,000 seeds (three batches), once whole and once as three shards merged,
-/// with and without --keep-going. Proves: the same --json (but for how it ran) and the same
-/// counterexample files; a merge missing a shard is refused.
+/// without --keep-going, then with it and --swarm. Proves: the same --json (but for how it ran;
+/// the swarm tally included) and the same counterexample files; a merge missing a shard is
+/// refused.
 #[test]
 fn merged_shards_equal_the_single_run() {
     let dir = scratch("explore-shards");
@@ -366,7 +367,9 @@ fn merged_shards_equal_the_single_run() {
             "--json",
         ];
         if keep_going {
-            args.push("--keep-going");
+            // With each seed's own fault mix: the merged swarm tally is the single run's too.
+            args.retain(|a| !["--crashes", "1"].contains(a));
+            args.extend(["--keep-going", "--swarm"]);
         }
         let json = |o: &std::process::Output| {
             let mut v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
@@ -464,5 +467,105 @@ fn coverage_counts_distinct_states_batch_by_batch() {
     assert!(
         svg.starts_with("<svg") && svg.contains("distinct abstract states"),
         "{svg}"
+    );
+}
+
+/// Goal: swarm testing gives each seed its own fault mix and says what each mix found. Method:
+/// acceptors that forget their promise on a restart, searched with --swarm over 1,500 seeds to
+/// the end. Proves: the tally's seeds add up to the seeds searched; every mix that found the
+/// bug has a crash in it (a crash is what it takes) and some mix with a crash found it; some
+/// mixes have no fault at all; the counterexample's header names its seed's mix; and
+/// `--faults` keeps the mixes within the sorts it names.
+#[test]
+fn swarm_mixes_faults_per_seed_and_tallies_them() {
+    let dir = scratch("explore-swarm");
+    let out = dir.join("swarm.ron");
+    let run = |faults: Option<&str>| {
+        let mut args = vec![
+            "explore",
+            "search/paxos-swarm",
+            "--bug",
+            "forget_promise_on_restart",
+            "--swarm",
+            "--window-ms",
+            "50",
+            "--seeds",
+            "0..1500",
+            "--keep-going",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(f) = faults {
+            args.extend(["--faults", f]);
+        }
+        let o = dsim(&args);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let report = run(None);
+    let rows = report["swarm"].as_array().expect("a swarm tally");
+    let seeds: u64 = rows.iter().map(|r| r["seeds"].as_u64().unwrap()).sum();
+    assert_eq!(seeds, 1500);
+    assert!(rows.iter().any(|r| r["mix"] == "none"), "{rows:?}");
+    let broke = |r: &serde_json::Value| {
+        r["found"].as_object().unwrap().contains_key("agreement")
+            || r["found"]
+                .as_object()
+                .unwrap()
+                .contains_key("chosen-value-is-stable")
+    };
+    let finding: Vec<&str> = rows
+        .iter()
+        .filter(|r| broke(r))
+        .map(|r| r["mix"].as_str().unwrap())
+        .collect();
+    assert!(!finding.is_empty(), "the bug was found: {rows:?}");
+    for mix in &finding {
+        assert!(
+            mix.contains("crash"),
+            "{mix} found a bug that needs a restart"
+        );
+    }
+    let file = report["found"][0]["file"].as_str().unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(
+        text.contains("// The seed's swarm mix, before shrinking: "),
+        "{text}"
+    );
+    assert!(text.contains("--swarm"), "{text}");
+    let only = run(Some("loss,crash"));
+    for row in only["swarm"].as_array().unwrap() {
+        let mix = row["mix"].as_str().unwrap();
+        assert!(
+            mix.split('+')
+                .all(|k| ["loss", "crash", "none"].contains(&k)),
+            "{mix} is outside --faults loss,crash"
+        );
+    }
+    assert_eq!(
+        only["faults"]["kinds"],
+        serde_json::json!(["loss", "crash"])
+    );
+    let refused = dsim(&[
+        "explore",
+        "search/paxos-swarm",
+        "--faults",
+        "loss",
+        "--crashes",
+        "1",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("add `crash` to --faults"),
+        "{}",
+        stderr(&refused)
+    );
+    let typo = dsim(&["explore", "search/paxos-swarm", "--faults", "los"]);
+    assert_eq!(typo.status.code(), Some(2));
+    assert!(
+        stderr(&typo).contains("did you mean `loss`"),
+        "{}",
+        stderr(&typo)
     );
 }

@@ -52,6 +52,7 @@ impl Checks<'_> {
                 ChoiceSpec::Timer(name, ..) => format!("Timer({name:?}"),
                 ChoiceSpec::Crash(name, ..) => format!("Crash({name:?}"),
                 ChoiceSpec::Pause(name, ..) => format!("Pause({name:?}"),
+                ChoiceSpec::Skew(name, ..) => format!("Skew({name:?}"),
                 ChoiceSpec::Partition(..) => "Partition(".to_string(),
             };
             let counted = match spec {
@@ -79,7 +80,8 @@ impl Checks<'_> {
                 ChoiceSpec::Draw(name, ..)
                 | ChoiceSpec::Timer(name, ..)
                 | ChoiceSpec::Crash(name, ..)
-                | ChoiceSpec::Pause(name, ..) => {
+                | ChoiceSpec::Pause(name, ..)
+                | ChoiceSpec::Skew(name, ..) => {
                     vec![name]
                 }
                 ChoiceSpec::Partition(groups, ..) => groups.iter().flatten().collect(),
@@ -131,6 +133,10 @@ impl Checks<'_> {
                             ChoiceSpec::Partition(..) => {
                                 "list each node in at most one group, with two times: when the \
                                  partition starts and when it heals"
+                            }
+                            ChoiceSpec::Skew(..) => {
+                                "a skew is the node, when (ms), the offset (ms) and the drift \
+                                 (ppm), e.g. `Skew(\"n2\", 50, 0, 200000)`"
                             }
                             _ => {
                                 "a fault's two times are when it starts and when it ends, e.g. \

@@ -122,6 +122,18 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
             text: None,
         });
     }
+    // The single run's swarm tally: every batch it searched, from whichever shard ran it.
+    let swarm = first.swarm.as_ref().map(|_| {
+        let mut rows = Vec::new();
+        for (_, r) in &reports {
+            for (batch, batch_rows) in &r.swarm_batches {
+                if batch * BATCH < searched {
+                    scenarios::swarm::add_tallies(&mut rows, batch_rows);
+                }
+            }
+        }
+        rows
+    });
     let merged = Report {
         scenario: first.scenario.clone(),
         seeds: first.seeds,
@@ -133,6 +145,8 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         // The shards' state sets are not in their outputs, so their union cannot be counted.
         coverage: None,
         enumerated: first.enumerated,
+        swarm,
+        swarm_batches: Vec::new(),
         seeds_searched: searched,
         found,
         execution: Execution { jobs: n as usize },
