@@ -93,6 +93,13 @@ pub struct PathFinding {
     /// The scenario file that replays it.
     #[serde(skip)]
     pub text: String,
+    /// Its schedule's choices, as the file writes them.
+    #[serde(skip)]
+    pub choices: Vec<String>,
+    /// The file without its header comment: the scenario as explored, retimed, with the
+    /// path's schedule.
+    #[serde(skip)]
+    pub body: String,
 }
 
 /// A `sometimes` property's result.
@@ -158,7 +165,7 @@ pub fn refusal<P: Protocol>(prep: &Prepared<P>) -> Option<String> {
 /// The untimed start of `prep`'s exhaustive search: its nodes started, its timeline pending.
 /// A rule takes effect when its step happens: the `since` a file's step gives it (its own
 /// time) would mean, with the clock standing still, never.
-fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
+pub(crate) fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
     let config = sim_core::SimConfig {
         seed: prep.doc.seed,
         link: prep.link,
@@ -222,65 +229,88 @@ pub fn explore<P: Protocol>(
         })
         .collect();
     outcome.violation = report.violation.map(|found| {
-        let invariants: BTreeSet<String> = found
-            .violations
-            .iter()
-            .map(|v| v.invariant.clone())
-            .collect();
-        let invariants: Vec<String> = invariants.into_iter().collect();
-        let timed = exhaustive::timed(&root, &found.path, Duration::from_millis(1));
-        let message = found
-            .violations
-            .first()
-            .map(|v| v.message.clone())
-            .unwrap_or_default();
-        let write = |named: &BTreeMap<Choice, String>| {
-            file_text(
-                prep,
-                &timed,
-                &invariants,
-                &message,
-                found.path.len(),
-                origin,
-                named,
-            )
-        };
-        let mut text = write(&BTreeMap::new());
-        // Written once more with each message named (who sends what to whom, when), as the
-        // timed run of the file itself sends them.
-        if let Ok(again) = crate::load::load::<P>(&prep.name, &text) {
-            text = write(&crate::explore::describe(
-                &again,
-                again.doc.seed,
-                &[],
-                &timed.choices,
-            ));
-        }
-        let replays = crate::load::load::<P>(&prep.name, &text)
-            .is_ok_and(|again| run::passes(&again, again.doc.seed));
-        PathFinding {
-            invariants,
-            message,
-            depth: found.path.len(),
-            replays,
-            text,
-        }
+        path_finding(
+            prep,
+            &root,
+            &found.path,
+            &found.violations,
+            "dsim explore --exhaustive",
+            origin,
+        )
     });
     Ok(outcome)
 }
 
+/// A violation at the end of `path` from `root` (an untimed start of `prep`), made timed and
+/// written as the file that replays it; `by` names the search in the file's header (`dsim
+/// explore --exhaustive`), `origin` its flags.
+pub(crate) fn path_finding<P: Protocol>(
+    prep: &Prepared<P>,
+    root: &Sim<P::Actor>,
+    path: &[sim_core::Move],
+    violations: &[sim_core::Violation],
+    by: &str,
+    origin: &str,
+) -> PathFinding {
+    let invariants: BTreeSet<String> = violations.iter().map(|v| v.invariant.clone()).collect();
+    let invariants: Vec<String> = invariants.into_iter().collect();
+    let timed = exhaustive::timed(root, path, Duration::from_millis(1));
+    let message = violations
+        .first()
+        .map(|v| v.message.clone())
+        .unwrap_or_default();
+    let write = |named: &BTreeMap<Choice, String>| {
+        file_text(
+            prep,
+            &timed,
+            &invariants,
+            &message,
+            path.len(),
+            (by, origin),
+            named,
+        )
+    };
+    let (mut header, mut body) = write(&BTreeMap::new());
+    // Written once more with each message named (who sends what to whom, when), as the
+    // timed run of the file itself sends them.
+    if let Ok(again) = crate::load::load::<P>(&prep.name, &body) {
+        (header, body) = write(&crate::explore::describe(
+            &again,
+            again.doc.seed,
+            &[],
+            &timed.choices,
+        ));
+    }
+    let text = header + &body;
+    let replays = crate::load::load::<P>(&prep.name, &text)
+        .is_ok_and(|again| run::passes(&again, again.doc.seed));
+    PathFinding {
+        invariants,
+        message,
+        depth: path.len(),
+        replays,
+        text,
+        body,
+        choices: timed
+            .choices
+            .iter()
+            .map(|&c| choice_text(c, &prep.nodes))
+            .collect(),
+    }
+}
+
 /// The file that replays a path: the scenario as explored, its timeline retimed to the
 /// path's moments (steps the path did not take come after it), the path's schedule, and the
-/// broken invariants as the expected violations.
+/// broken invariants as the expected violations; as (header comment, the rest).
 fn file_text<P: Protocol>(
     prep: &Prepared<P>,
     timed: &exhaustive::TimedPath,
     invariants: &[String],
     message: &str,
     depth: usize,
-    origin: &str,
+    (by, origin): (&str, &str),
     named: &BTreeMap<Choice, String>,
-) -> String {
+) -> (String, String) {
     // The k-th timeline step the path took is the k-th in (time, file order).
     let mut order: Vec<usize> = (0..prep.doc.timeline.len()).collect();
     order.sort_by_key(|&i| (prep.doc.timeline[i].0, i));
@@ -354,7 +384,7 @@ fn file_text<P: Protocol>(
         .map(|&c| choice_text(c, nodes))
         .collect();
     let header = format!(
-        "// A counterexample found by `dsim explore --exhaustive` ({origin}).\n\
+        "// A counterexample found by `{by}` ({origin}).\n\
          // {} breaks after {depth} moves: {}\n\
          // The path's k-th move happens at k ms: the schedule's {} choices give each message\n\
          // the latency and each timer the duration that make it so, and the timeline is\n\
@@ -363,5 +393,5 @@ fn file_text<P: Protocol>(
         message.replace('\n', " "),
         written.len(),
     );
-    header + &text
+    (header, text)
 }

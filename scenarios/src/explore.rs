@@ -100,6 +100,10 @@ pub struct FaultModel {
     /// intensities, in place of the file's link laws and the counts above.
     #[serde(default)]
     pub swarm: bool,
+    /// A PCT search instead of random schedules (see [`crate::pct`]): each seed one walk of
+    /// the untimed run, steered by chain priorities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct: Option<crate::pct::PctSettings>,
 }
 
 /// What one seed of a search runs with besides the file: its links' laws, its injected faults,
@@ -437,6 +441,12 @@ fn last_fault_ns<P: Protocol>(prep: &Prepared<P>, injected: &[Injected]) -> Opti
 /// One seed of a search on the fast path, with `faults` drawn from it: the first invariant
 /// broken, if any.
 pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64, faults: &FaultModel) -> Option<Finding> {
+    if let Some(pct) = &faults.pct {
+        return crate::pct::probe(prep, &[seed], pct)
+            .0
+            .pop()
+            .map(|(_, f)| f);
+    }
     let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
     let injected = &planned.injected;
     judge(
@@ -477,6 +487,9 @@ fn probe_chunk<P: Protocol>(
     faults: &FaultModel,
     mut states: Option<&mut Vec<u64>>,
 ) -> Vec<(u64, Finding)> {
+    if let Some(pct) = &faults.pct {
+        return crate::pct::probe(prep, seeds, pct).0;
+    }
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
     let mut scratch = Vec::new();
     seeds
@@ -626,12 +639,36 @@ pub fn counterexample<P: Protocol>(
     finding: &Finding,
     origin: &str,
 ) -> Counterexample {
+    if let Some(pct) = &faults.pct {
+        return crate::pct::counterexample(prep, seed, pct, finding, origin);
+    }
     let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
     let drawn = planned.injected.clone();
     let mut sim = build_on(prep, seed, &drawn, planned.link);
     sim.record_choices();
     judge(prep, &mut sim, &drawn);
     let recorded = sim.recorded_choices().to_vec();
+    shrunk(
+        prep,
+        seed,
+        (drawn, recorded),
+        finding,
+        origin,
+        planned.mix.as_ref(),
+    )
+}
+
+/// The counterexample of `finding` at `seed` of `prep`, from the faults and choices that
+/// break it there: both shrunk, and written as a file (`mix`: the seed's swarm mix, for the
+/// header).
+pub(crate) fn shrunk<P: Protocol>(
+    prep: &Prepared<P>,
+    seed: u64,
+    (drawn, recorded): (Vec<Injected>, Vec<Choice>),
+    finding: &Finding,
+    origin: &str,
+    mix: Option<&Mix>,
+) -> Counterexample {
     let same = |injected: &[Injected], choices: &[Choice]| {
         follow(prep, seed, injected, choices).is_some_and(|f| f.invariant == finding.invariant)
     };
@@ -659,11 +696,10 @@ pub fn counterexample<P: Protocol>(
         prep,
         seed,
         &finding,
-        origin,
+        (origin, mix),
         decided,
         &body,
         expect_violation,
-        planned.mix.as_ref(),
     );
     // Replays: `dsim run` of the file passes (it shows exactly the violations it expects),
     // and the search's own judge finds the same thing in it again.
@@ -776,11 +812,10 @@ fn file_text<P: Protocol>(
     prep: &Prepared<P>,
     seed: u64,
     finding: &Finding,
-    origin: &str,
+    (origin, mix): (&str, Option<&Mix>),
     recorded: usize,
     schedule: &str,
     expect_violation: String,
-    mix: Option<&Mix>,
 ) -> String {
     let mut text = prep.source.clone();
     let invariant = &finding.invariant;

@@ -24,6 +24,7 @@ pub mod exhaustive;
 pub mod explore;
 pub mod load;
 pub mod offline;
+pub mod pct;
 pub mod registry;
 pub mod run;
 pub mod schedule;

@@ -73,6 +73,15 @@ pub trait LoadedScenario: Sync {
     /// (sorted hashes: actor states, statuses, messages in flight; no times).
     fn probe_covering(&self, seeds: &[u64], faults: &FaultModel)
     -> (Vec<(u64, Finding)>, Vec<u64>);
+    /// PCT's k for the file (see [`crate::pct::estimate_steps`]), or why it cannot be
+    /// searched so.
+    fn pct_steps(&self, max_moves: u32) -> Result<u32, String>;
+    /// One PCT walk per seed: the findings in seed order, and what the walks were like.
+    fn pct_probe(
+        &self,
+        seeds: &[u64],
+        settings: &crate::pct::PctSettings,
+    ) -> (Vec<(u64, Finding)>, crate::pct::PctStats);
     /// A swarm search's tally of `seeds`: per mix, the seeds and how many of them broke each
     /// invariant (`findings` are those seeds' findings). Empty unless `faults.swarm`.
     fn swarm_tally(
@@ -147,6 +156,16 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         faults: &FaultModel,
     ) -> (Vec<(u64, Finding)>, Vec<u64>) {
         explore::probe_covering(self, seeds, faults)
+    }
+    fn pct_steps(&self, max_moves: u32) -> Result<u32, String> {
+        crate::pct::estimate_steps(self, max_moves)
+    }
+    fn pct_probe(
+        &self,
+        seeds: &[u64],
+        settings: &crate::pct::PctSettings,
+    ) -> (Vec<(u64, Finding)>, crate::pct::PctStats) {
+        crate::pct::probe(self, seeds, settings)
     }
     fn swarm_tally(
         &self,

@@ -22,6 +22,8 @@ pub enum Stream {
     Faults,
     /// A swarm search's choice of which sorts of fault a seed has, and how strong.
     Swarm,
+    /// A scheduler's own choices (PCT's priorities and change points).
+    Scheduler,
     /// A node's own stream, keyed by its name so that adding a node leaves the others' alone.
     Node(u64),
 }
@@ -37,6 +39,7 @@ impl Stream {
             Stream::Network => 1,
             Stream::Faults => 2,
             Stream::Swarm => 3,
+            Stream::Scheduler => 4,
             // The top bit keeps node streams apart from the fixed purposes above.
             Stream::Node(h) => h | (1 << 63),
         }

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::DynProtocol;
 use scenarios::explore::{Counterexample, FaultModel, Finding};
+use scenarios::pct::{PctSettings, PctStats};
 use scenarios::registry::LoadedScenario;
 use scenarios::swarm::{FaultKinds, MixTally};
 use scenarios::sweep::parse_seeds;
@@ -42,6 +43,12 @@ Examples:
   dsim explore search/paxos-swarm --bug forget_promise_on_restart --crashes 1 --window-ms 50
   dsim explore search/raft-election --seeds 0..2000 --bug vote_twice --json
   dsim explore search/raft-election --list-bugs
+  dsim explore search/paxos-swarm --swarm --window-ms 50 --bug forget_promise_on_restart
+  dsim explore search/raft-election --strategy pct --depth 3 --max-depth 200 --bug vote_twice
+
+--swarm gives each seed its own mix of fault sorts (see --faults) and intensities and counts,
+per mix, the seeds searched and what they broke. --strategy pct steers each seed's walk of the
+untimed run with PCTCP's chain priorities and prints the probability bound for --depth.
 
 Liveness is reported apart from safety: a protocol that promises progress (Paxos with
 retries: something chosen; Raft: a leader) and has not made it by the end of a run that ended
@@ -128,6 +135,23 @@ pub struct ExploreArgs {
     /// counts seeds and findings per mix.
     #[arg(long, conflicts_with_all = ["crashes", "pauses", "partitions", "partition_rounds"])]
     pub swarm: bool,
+    /// How each seed's schedule is made: `random` (the fault model's laws) or `pct`, a
+    /// PCTCP priority scheduler (Ozkan et al., OOPSLA 2018) on the untimed run: events are
+    /// split online into causal chains with random priorities, the highest chain's event goes
+    /// next, and at --depth - 1 random steps the running chain drops below all others. A bug
+    /// needing --depth ordering constraints is hit with a probability the report states.
+    #[arg(long, value_enum, default_value_t = Strategy::Random, conflicts_with_all = [
+        "swarm", "crashes", "pauses", "partitions", "partition_rounds", "coverage", "plot",
+        "faults", "exhaustive",
+    ])]
+    pub strategy: Strategy,
+    /// With --strategy pct: the bug depth aimed at (d - 1 priority change points per walk).
+    #[arg(long, value_name = "D", default_value_t = 3)]
+    pub depth: u32,
+    /// With --strategy pct: the walk length the change points are spread over (PCT's k).
+    /// Default: the length of one walk that changes no priority.
+    #[arg(long, value_name = "K")]
+    pub pct_steps: Option<u32>,
     /// Override a config field before searching (RON value); repeat for several.
     /// Example: --set phase_timeout_ms=80
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -171,13 +195,9 @@ pub struct ExploreArgs {
     /// Depth first: less memory, paths not the shortest (one thread).
     #[arg(long, requires = "exhaustive", help_heading = "Exhaustive exploration")]
     pub dfs: bool,
-    /// Do not expand states this many moves from the start.
-    #[arg(
-        long,
-        value_name = "N",
-        requires = "exhaustive",
-        help_heading = "Exhaustive exploration"
-    )]
+    /// Do not expand states this many moves from the start (with --strategy pct: a walk
+    /// stops after this many moves; default 1000).
+    #[arg(long, value_name = "N", help_heading = "Exhaustive exploration")]
     pub max_depth: Option<u32>,
     /// Let a path lose up to K messages.
     #[arg(
@@ -215,6 +235,21 @@ pub struct ExploreArgs {
     )]
     pub max_states: u64,
 }
+
+/// How a search makes each seed's schedule.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Random schedules within the fault model.
+    Random,
+    /// A PCT priority scheduler on the untimed run.
+    Pct,
+}
+
+/// The most moves a PCT walk takes unless --max-depth says.
+const PCT_MAX_MOVES: u32 = 1_000;
+/// The deepest bug a PCT search may aim at, and its longest walk.
+const PCT_MAX_DEPTH: u32 = 10;
+const PCT_MOVES_CAP: u32 = 100_000;
 
 /// The most seeds one search may ask for.
 const MAX_SEEDS: u64 = 1_000_000_000;
@@ -282,6 +317,12 @@ struct Report {
     /// single run would have stopped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     swarm_batches: Vec<(u64, Vec<MixTally>)>,
+    /// With --strategy pct: what the walks were like (PCTCP's bound is stated for them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pct: Option<PctStats>,
+    /// A shard's walks batch by batch, for --merge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pct_batches: Vec<(u64, PctStats)>,
     seeds_searched: u64,
     found: Vec<Found>,
     execution: Execution,
@@ -328,7 +369,14 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         )));
     }
     refuse_own_input(&args.out, Path::new(&src.name))?;
-    let faults = fault_model(&args)?;
+    let mut faults = fault_model(&args)?;
+    if args.strategy == Strategy::Pct {
+        faults.pct = Some(pct_settings(&args, loaded.as_ref(), &src.name)?);
+    } else if args.pct_steps.is_some() || args.max_depth.is_some() {
+        return Err(CliError::bad_input(
+            "--pct-steps and --max-depth belong to --strategy pct (or --exhaustive)",
+        ));
+    }
     let coverage = args.coverage || args.plot.is_some();
     let (pool, jobs) = worker_pool(args.jobs)?;
     let bar = progress(seed_count, args.json);
@@ -344,6 +392,9 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     // Swarm: the tally per mix, and per batch for a shard's output.
     let mut tally: Vec<MixTally> = Vec::new();
     let mut batches: Vec<(u64, Vec<MixTally>)> = Vec::new();
+    // PCT: what the walks were like, and per batch for a shard's output.
+    let mut pct_walks = PctStats::default();
+    let mut pct_batches: Vec<(u64, PctStats)> = Vec::new();
     let mut start = args.seeds.start;
     while start < args.seeds.end {
         let end = args.seeds.end.min(start.saturating_add(BATCH));
@@ -352,7 +403,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             start = end;
             continue;
         }
-        let (findings, reached) =
+        let (findings, reached, walks) =
             probe_batch(&pool, loaded.as_ref(), &faults, start..end, coverage, &bar).map_err(
                 |(seed, what)| {
                     bar.finish_and_clear();
@@ -366,6 +417,12 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
                 },
             )?;
         searched += end - start;
+        if faults.pct.is_some() {
+            pct_walks.add(walks);
+            if args.shard.is_some() {
+                pct_batches.push((batch, walks));
+            }
+        }
         if faults.swarm {
             let rows = loaded.swarm_tally(start..end, &faults, &findings);
             scenarios::swarm::add_tallies(&mut tally, &rows);
@@ -420,6 +477,8 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         enumerated: faults.enumerated(loaded.summary().nodes.len()),
         swarm: faults.swarm.then_some(tally),
         swarm_batches: batches,
+        pct: faults.pct.map(|_| pct_walks),
+        pct_batches,
         seeds_searched: searched,
         found,
         execution: Execution { jobs },
@@ -465,7 +524,7 @@ fn print(report: &Report, json: bool) -> Result<u8, CliError> {
 }
 
 /// A batch's findings in seed order, or the seed at which a run panicked and why.
-type Probed = Result<(Vec<(u64, Finding)>, Vec<u64>), (u64, String)>;
+type Probed = Result<(Vec<(u64, Finding)>, Vec<u64>, PctStats), (u64, String)>;
 
 /// Probes `seeds` on the pool; the findings in seed order, whatever thread found them, and
 /// (when `coverage` is asked) the sorted distinct abstract states reached. A panicking actor is
@@ -485,10 +544,18 @@ fn probe_batch(
             .par_chunks(64)
             .map(|chunk| {
                 let found = guarded(|| {
-                    if coverage {
-                        loaded.probe_covering(chunk, faults)
+                    if let Some(pct) = &faults.pct {
+                        let (found, walks) = loaded.pct_probe(chunk, pct);
+                        (found, Vec::new(), walks)
+                    } else if coverage {
+                        let (found, states) = loaded.probe_covering(chunk, faults);
+                        (found, states, PctStats::default())
                     } else {
-                        (loaded.probe_many(chunk, faults), Vec::new())
+                        (
+                            loaded.probe_many(chunk, faults),
+                            Vec::new(),
+                            PctStats::default(),
+                        )
                     }
                 })
                 .map_err(|_| {
@@ -509,15 +576,17 @@ fn probe_batch(
     });
     let mut findings = Vec::new();
     let mut states = Vec::new();
+    let mut walks = PctStats::default();
     for chunk in chunks {
-        let (found, reached) = chunk?;
+        let (found, reached, w) = chunk?;
         findings.extend(found);
         states.extend(reached);
+        walks.add(w);
     }
     findings.sort_by_key(|(seed, _)| *seed);
     states.sort_unstable();
     states.dedup();
-    Ok((findings, states))
+    Ok((findings, states, walks))
 }
 
 /// Runs `work`, turning a panic into its message.
@@ -600,6 +669,7 @@ fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
     Ok(FaultModel {
         kinds,
         swarm: args.swarm,
+        pct: None,
         crashes: args.crashes,
         pauses: args.pauses,
         partitions: args.partitions,
@@ -610,6 +680,38 @@ fn fault_model(args: &ExploreArgs) -> Result<FaultModel, CliError> {
         } else {
             0
         },
+    })
+}
+
+/// A PCT search's settings from the flags; its k measured on the file unless given.
+fn pct_settings(
+    args: &ExploreArgs,
+    loaded: &dyn LoadedScenario,
+    name: &str,
+) -> Result<PctSettings, CliError> {
+    if args.depth == 0 || args.depth > PCT_MAX_DEPTH {
+        return Err(CliError::bad_input(format!(
+            "--depth {}: expected 1 to {PCT_MAX_DEPTH} (the bugs PCT finds best need 1 to 3)",
+            args.depth
+        )));
+    }
+    let max_moves = args.max_depth.unwrap_or(PCT_MAX_MOVES);
+    if max_moves == 0 || max_moves > PCT_MOVES_CAP {
+        return Err(CliError::bad_input(format!(
+            "--max-depth {max_moves}: a walk takes 1 to {PCT_MOVES_CAP} moves"
+        )));
+    }
+    let steps = match args.pct_steps {
+        Some(0) => return Err(CliError::bad_input("--pct-steps 0: expected 1 or more")),
+        Some(k) => k.min(max_moves),
+        None => loaded
+            .pct_steps(max_moves)
+            .map_err(|why| CliError::bad_input(format!("{name}: {why}")))?,
+    };
+    Ok(PctSettings {
+        depth: args.depth,
+        steps,
+        max_moves,
     })
 }
 
@@ -702,6 +804,12 @@ pub(crate) fn origin(
     if faults.swarm {
         words.push_str(&format!(" --swarm --window-ms {}", faults.window_ms));
     }
+    if let Some(pct) = &faults.pct {
+        words.push_str(&format!(
+            " --strategy pct --depth {} --pct-steps {} --max-depth {}",
+            pct.depth, pct.steps, pct.max_moves
+        ));
+    }
     for bug in bugs {
         words.push_str(&format!(" --bug {bug}"));
     }
@@ -765,6 +873,9 @@ fn print_report(report: &Report) -> Result<(), CliError> {
     if let Some(rows) = &report.swarm {
         print_swarm(rows)?;
     }
+    if let (Some(walks), Some(pct)) = (&report.pct, &report.faults.pct) {
+        print_pct(walks, pct)?;
+    }
     if report.found.is_empty() {
         out!("no invariant broke in {} seeds", report.seeds_searched);
         return Ok(());
@@ -820,5 +931,29 @@ fn print_swarm(rows: &[MixTally]) -> Result<(), CliError> {
         };
         out!("  {:width$}  {:>8}  {found}", row.mix, row.seeds);
     }
+    Ok(())
+}
+
+/// What the PCT walks were like, and the probability PCTCP's theorem gives for them.
+fn print_pct(walks: &PctStats, pct: &PctSettings) -> Result<(), CliError> {
+    let bound = sim_core::exhaustive::pct_bound(walks.max_chains, walks.max_moves, pct.depth);
+    out!(
+        "pct: {} walks of depth {} (change points within {} moves); the longest took {} moves \
+         and made {} chains",
+        walks.walks,
+        pct.depth,
+        pct.steps,
+        walks.max_moves,
+        walks.max_chains
+    );
+    out!(
+        "PCTCP's bound (Ozkan et al. 2018) for a bug of depth {} in such runs: each walk finds \
+         it with probability at least 1/(w² · k^(d-1)) = 1 in {:.0} (width w <= {} chains, k <= \
+         {} events)",
+        pct.depth,
+        1.0 / bound,
+        walks.max_chains,
+        walks.max_moves
+    );
     Ok(())
 }

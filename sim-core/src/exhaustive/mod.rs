@@ -17,8 +17,10 @@
 //! run that replays it.
 
 mod fingerprints;
+mod pct;
 mod timed;
 
+pub use pct::{PctOptions, PctWalk, pct_bound, pct_walk};
 pub use timed::{TimedPath, timed};
 
 use crate::Actor;

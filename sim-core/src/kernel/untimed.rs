@@ -504,6 +504,16 @@ impl<A: Actor> Sim<A> {
         ids
     }
 
+    /// The node where `mv` happens: a delivery's (or loss's) receiver, a timer's owner; `None`
+    /// for a timeline step, which may touch any node.
+    pub fn move_site(&self, mv: Move) -> Option<NodeId> {
+        match self.queue.get(self.find(mv))? {
+            Pending::Deliver { to, .. } => Some(*to),
+            Pending::Timer { node, .. } => Some(*node),
+            Pending::Action(_) | Pending::Start(_) => None,
+        }
+    }
+
     /// Whether `mv` delivers a message a node sent itself.
     pub fn is_own_delivery(&self, mv: Move) -> bool {
         mv.kind == MoveKind::Deliver

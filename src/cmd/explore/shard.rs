@@ -134,6 +134,17 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         }
         rows
     });
+    let pct = first.pct.map(|_| {
+        let mut walks = scenarios::pct::PctStats::default();
+        for (_, r) in &reports {
+            for (batch, w) in &r.pct_batches {
+                if batch * BATCH < searched {
+                    walks.add(*w);
+                }
+            }
+        }
+        walks
+    });
     let merged = Report {
         scenario: first.scenario.clone(),
         seeds: first.seeds,
@@ -147,6 +158,8 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         enumerated: first.enumerated,
         swarm,
         swarm_batches: Vec::new(),
+        pct,
+        pct_batches: Vec::new(),
         seeds_searched: searched,
         found,
         execution: Execution { jobs: n as usize },
