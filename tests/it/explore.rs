@@ -638,7 +638,11 @@ fn pct_finds_ordering_bugs_and_writes_files_that_replay() {
         "--seeds",
         "0..50",
     ]);
-    assert!(stdout(&words).contains("PCTCP's bound"), "{}", stdout(&words));
+    assert!(
+        stdout(&words).contains("PCTCP's bound"),
+        "{}",
+        stdout(&words)
+    );
     for extra in [["--swarm", ""], ["--crashes", "1"]] {
         let mut args = vec!["explore", "search/paxos-swarm", "--strategy", "pct"];
         args.extend(extra.iter().filter(|a| !a.is_empty()));
