@@ -19,6 +19,7 @@
 
 pub mod bundled;
 pub mod cost;
+pub mod coverage;
 pub mod diagnostic;
 pub mod exhaustive;
 pub mod explore;

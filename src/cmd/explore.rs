@@ -12,6 +12,7 @@ use crate::source::{render_problems, resolve};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use scenarios::DynProtocol;
+use scenarios::coverage::StateSet;
 use scenarios::explore::{Counterexample, FaultModel, Finding};
 use scenarios::pct::{PctSettings, PctStats};
 use scenarios::registry::LoadedScenario;
@@ -306,6 +307,10 @@ struct Report {
     /// With --coverage: how many distinct abstract states the search reached.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coverage: Option<Coverage>,
+    /// A shard's coverage batch by batch (batch index, the states it reached first in that
+    /// batch, as sorted hashes), for --merge to count the union the single run would have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    coverage_batches: Vec<(u64, Vec<u64>)>,
     /// With --partition-rounds: how many distinct partition schedules there are (seeds
     /// 0..this are each once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -386,9 +391,11 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     let mut found: Vec<Found> = Vec::new();
     let mut broken: BTreeSet<String> = BTreeSet::new();
     let mut searched = 0u64;
-    // Coverage: every distinct abstract state so far (sorted), and its count after each batch.
-    let mut states: Vec<u64> = Vec::new();
+    // Coverage: every distinct abstract state so far, and its count after each batch; a
+    // shard also keeps each batch's new states for --merge.
+    let mut states = StateSet::new();
     let mut curve: Vec<(u64, usize)> = Vec::new();
+    let mut coverage_batches: Vec<(u64, Vec<u64>)> = Vec::new();
     // Swarm: the tally per mix, and per batch for a shard's output.
     let mut tally: Vec<MixTally> = Vec::new();
     let mut batches: Vec<(u64, Vec<MixTally>)> = Vec::new();
@@ -431,8 +438,11 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             }
         }
         if coverage {
-            states = scenarios::explore::union_sorted(&states, &reached);
+            let fresh = states.insert_sorted(&reached);
             curve.push((searched, states.len()));
+            if args.shard.is_some() {
+                coverage_batches.push((batch, fresh));
+            }
         }
         for (seed, finding) in &findings {
             if !broken.insert(finding.invariant.clone()) {
@@ -474,6 +484,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
             distinct_states: states.len(),
             curve,
         }),
+        coverage_batches,
         enumerated: faults.enumerated(loaded.summary().nodes.len()),
         swarm: faults.swarm.then_some(tally),
         swarm_batches: batches,

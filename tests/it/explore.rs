@@ -345,9 +345,9 @@ fn kept_counterexamples_still_break_what_they_broke() {
 
 /// Goal: a search spread over a batch system's jobs gives what one run gives. Method: the swarm
 /// with a random crash, 9,000 seeds (three batches), once whole and once as three shards merged,
-/// without --keep-going, then with it and --swarm. Proves: the same --json (but for how it ran;
-/// the swarm tally included) and the same counterexample files; a merge missing a shard is
-/// refused.
+/// without --keep-going and with --coverage, then with it and --swarm. Proves: the same
+/// --json (but for how it ran; the swarm tally and the coverage curve included, cut where the
+/// single run stops) and the same counterexample files; a merge missing a shard is refused.
 #[test]
 fn merged_shards_equal_the_single_run() {
     let dir = scratch("explore-shards");
@@ -364,11 +364,13 @@ fn merged_shards_equal_the_single_run() {
             "50",
             "--seeds",
             "0..9000",
+            "--coverage",
             "--json",
         ];
         if keep_going {
             // With each seed's own fault mix: the merged swarm tally is the single run's too.
-            args.retain(|a| !["--crashes", "1"].contains(a));
+            // (Coverage is tested without it: a swarm reaches ~270 new states a seed.)
+            args.retain(|a| !["--crashes", "1", "--coverage"].contains(a));
             args.extend(["--keep-going", "--swarm"]);
         }
         let json = |o: &std::process::Output| {

@@ -5,12 +5,14 @@
 //! is judged the same way whoever runs it, so the merged result is the single run's: without
 //! --keep-going, the finding with the lowest first seed (the single run stops after the batch
 //! holding it); with it, each invariant's finding with the lowest first seed, in that order.
-//! A shard's --json output carries its counterexamples' text, which the merge writes.
+//! A shard's --json output carries its counterexamples' text, which the merge writes, and with
+//! --coverage the states each batch reached first, whose union the merge counts.
 
-use super::{BATCH, Execution, Found, Report, out_path, print};
+use super::{BATCH, Coverage, Execution, Found, Report, out_path, print};
 use crate::exit::CliError;
 use crate::output::write_atomically;
 use crate::source::read_text;
+use scenarios::coverage::StateSet;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -57,11 +59,12 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
             && r.bugs == first.bugs
             && r.sets == first.sets
             && r.faults == first.faults
-            && r.keep_going == first.keep_going;
+            && r.keep_going == first.keep_going
+            && r.coverage.is_some() == first.coverage.is_some();
         let Some((i, m)) = r.shard.filter(|_| same) else {
             return Err(CliError::bad_input(format!(
                 "{}: a shard of another search than {} (scenario, seeds, bugs, sets, faults and \
-                 --keep-going must all be the same)",
+                 --keep-going and --coverage must all be the same)",
                 file.display(),
                 first_file.display()
             )));
@@ -145,6 +148,27 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         }
         walks
     });
+    // The single run's coverage: each batch's states added in batch order, whichever shard
+    // ran it (a shard's batch holds the states new to that shard, and its earlier batches
+    // are earlier in the single run too, so the union after each batch is the same).
+    let coverage = first.coverage.as_ref().map(|_| {
+        let mut batches: Vec<(u64, &Vec<u64>)> = reports
+            .iter()
+            .flat_map(|(_, r)| r.coverage_batches.iter().map(|(b, s)| (*b, s)))
+            .filter(|(b, _)| b * BATCH < searched)
+            .collect();
+        batches.sort_by_key(|(b, _)| *b);
+        let mut states = StateSet::new();
+        let mut curve = Vec::with_capacity(batches.len());
+        for (batch, fresh) in batches {
+            states.insert_sorted(fresh);
+            curve.push((searched.min((batch + 1) * BATCH), states.len()));
+        }
+        Coverage {
+            distinct_states: states.len(),
+            curve,
+        }
+    });
     let merged = Report {
         scenario: first.scenario.clone(),
         seeds: first.seeds,
@@ -153,8 +177,8 @@ pub fn merge(files: &[PathBuf], out: &Path, json: bool) -> Result<u8, CliError> 
         faults: first.faults,
         keep_going: first.keep_going,
         shard: None,
-        // The shards' state sets are not in their outputs, so their union cannot be counted.
-        coverage: None,
+        coverage,
+        coverage_batches: Vec::new(),
         enumerated: first.enumerated,
         swarm,
         swarm_batches: Vec::new(),
