@@ -118,6 +118,18 @@ pub trait Protocol: 'static {
         None
     }
 
+    /// Why `command` means nothing after the `earlier` commands of the timeline (in the order
+    /// they run): a `Join` of a node already on the ring, a `Leave` of one that is not. `None`
+    /// when it is fine; the file is refused at validation otherwise.
+    fn command_problem_after(
+        config: &Self::Config,
+        earlier: &[&<Self::Actor as Actor>::Command],
+        command: &<Self::Actor as Actor>::Command,
+    ) -> Option<String> {
+        let _ = (config, earlier, command);
+        None
+    }
+
     /// How long after a run's last scripted step (its last fault) the protocol promises to have
     /// made progress, for a search's liveness report; `None` (the default) promises nothing.
     fn progress_bound(config: &Self::Config) -> Option<crate::time::Duration> {

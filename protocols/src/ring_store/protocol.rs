@@ -113,6 +113,35 @@ impl Protocol for LiveRing {
         }
     }
 
+    fn command_problem_after(
+        config: &RingConfig,
+        earlier: &[&RingCommand],
+        command: &RingCommand,
+    ) -> Option<String> {
+        if !matches!(command, RingCommand::Join(_) | RingCommand::Leave(_)) {
+            return None;
+        }
+        let mut members: Vec<&String> = config.nodes.iter().collect();
+        for cmd in earlier {
+            match cmd {
+                RingCommand::Join(n) if !members.contains(&n) => members.push(n),
+                RingCommand::Leave(n) => members.retain(|m| *m != n),
+                _ => {}
+            }
+        }
+        match command {
+            RingCommand::Join(n) if members.contains(&n) => Some(format!(
+                "\"{n}\" is already on the ring when it is told to join: a node joins once, \
+                 and again only after a Leave"
+            )),
+            RingCommand::Leave(n) if !members.contains(&n) => Some(format!(
+                "\"{n}\" is not on the ring when it is told to leave: a spare leaves only after \
+                 it joins, and a node only once"
+            )),
+            _ => None,
+        }
+    }
+
     fn command_nodes(command: &RingCommand) -> Vec<String> {
         match command {
             RingCommand::Join(n) | RingCommand::Leave(n) => vec![n.clone()],

@@ -358,6 +358,18 @@ impl Checks<'_> {
         offsets: &[usize],
     ) -> Vec<(Instant, Action<<P::Actor as Actor>::Command>)> {
         let mut out = Vec::new();
+        // The commands in the order they run (by time, then file order), and for each step
+        // how many of them run before it: what `command_problem_after` judges it against.
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| (steps[i].0, i));
+        let mut commands = Vec::new();
+        let mut commands_before = vec![0; steps.len()];
+        for &i in &order {
+            commands_before[i] = commands.len();
+            if let Step::Command(_, cmd) = &steps[i].1 {
+                commands.push(cmd);
+            }
+        }
         for (i, At(ms, step)) in steps.iter().enumerate() {
             // `At(` occurrences line up with steps unless the text has one elsewhere (in a
             // string): then fall back to searching the whole file.
@@ -374,6 +386,19 @@ impl Checks<'_> {
                 continue;
             }
             let at = Instant::from_millis(*ms);
+            let earlier = &commands[..commands_before[i]];
+            if let Step::Command(n, cmd) = step
+                && let Some(why) = P::command_problem_after(config, earlier, cmd)
+            {
+                // Point at the node the command is about (`Join("n6")`), else its receiver.
+                let about = P::command_nodes(cmd).into_iter().next();
+                self.problem(
+                    Some(&format!("\"{}\"", about.as_ref().unwrap_or(n))),
+                    why,
+                    None,
+                );
+                continue;
+            }
             if let Some(action) = self.step::<P>(config, *ms, step) {
                 out.push((at, action));
             }
