@@ -96,6 +96,10 @@ impl CountVotes {
 
 /// The most entries a node may start with (a file bounds what it makes the simulator hold).
 pub const MAX_LOG: u64 = 10_000;
+
+/// The highest term a file may give a node or an entry: far above any lesson's, and far enough
+/// below `u64::MAX` that the elections of the longest run cannot overflow it.
+pub const MAX_TERM: u64 = 1_000_000_000;
 pub use crate::common::{MAX_MS, MAX_NODES};
 
 /// One node of the cast and its fixed log, given either as its last entry or as entry terms.
@@ -429,6 +433,21 @@ fn log_problems(config: &RaftConfig) -> Vec<ConfigProblem> {
                     node.name
                 ),
             );
+        }
+        let highest = node
+            .term
+            .max(node.log.term)
+            .max(node.entries.iter().copied().max().unwrap_or(0));
+        if highest > MAX_TERM {
+            problem(
+                Some(format!("{highest}")),
+                format!(
+                    "node \"{}\" is given term {highest}, above the limit of {MAX_TERM}: terms \
+                     count elections, and the lessons' are single digits",
+                    node.name
+                ),
+            );
+            continue;
         }
         let last = node.initial_log().last();
         let floor = if config.replication {
