@@ -74,10 +74,10 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
             command,
             accepted,
         } => match (es, accepted) {
-            (false, true) => format!("{node} is told: {command:?}"),
-            (false, false) => format!("{node} is down and cannot {command:?}"),
-            (true, true) => format!("{node} recibe la orden {command:?}"),
-            (true, false) => format!("{node} está caído y no puede {command:?}"),
+            (false, true) => format!("{node} is told: {}", ron_form(command)),
+            (false, false) => format!("{node} is down and cannot {}", ron_form(command)),
+            (true, true) => format!("{node} recibe la orden {}", ron_form(command)),
+            (true, false) => format!("{node} está caído y no puede {}", ron_form(command)),
         },
         Event::Note { node, note } if all => format!("{node}: {note:?}"),
         Event::Violation { invariant, message } => {
@@ -262,5 +262,52 @@ mod rule_tests {
             assert_eq!(rule_in_spanish(en).as_deref(), Some(es), "{en}");
         }
         assert_eq!(rule_in_spanish("something else"), None);
+    }
+}
+
+/// A command as a scenario file writes it (`Put(key: "usuario:7", value: "Ada")`), not in
+/// Rust's debug syntax (`Put { key: .. }`): what a student reads is what they would type.
+pub fn ron_form<T: serde::Serialize + std::fmt::Debug>(value: &T) -> String {
+    let one_line = ron::ser::PrettyConfig::new()
+        .compact_structs(true)
+        .compact_arrays(true)
+        .compact_maps(true)
+        .new_line(" ")
+        .indentor("");
+    ron::ser::to_string_pretty(value, one_line).unwrap_or_else(|_| format!("{value:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ron_form;
+
+    #[derive(serde::Serialize, Debug)]
+    enum Command {
+        Put { key: String, value: String },
+        Join(String),
+        Propose,
+        Load { keys: u32, nodes: Vec<u32> },
+    }
+
+    /// Commands read as the file writes them, on one line.
+    #[test]
+    fn commands_are_shown_in_the_files_syntax() {
+        let shown = |c: Command| ron_form(&c);
+        assert_eq!(
+            shown(Command::Put {
+                key: "usuario:7".into(),
+                value: "Ada".into()
+            }),
+            r#"Put(key: "usuario:7", value: "Ada")"#
+        );
+        assert_eq!(shown(Command::Join("n6".into())), r#"Join("n6")"#);
+        assert_eq!(shown(Command::Propose), "Propose");
+        assert_eq!(
+            shown(Command::Load {
+                keys: 3,
+                nodes: vec![1, 2]
+            }),
+            "Load(keys: 3, nodes: [1, 2])"
+        );
     }
 }
