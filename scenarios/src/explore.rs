@@ -67,6 +67,18 @@ pub struct Counterexample {
     pub text: String,
 }
 
+/// How a PCT search is set (`--strategy pct --depth D`; the search itself is the `pct` module,
+/// which the registry calls instead of this module's probes when [`FaultModel::pct`] is set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PctSettings {
+    /// The bug depth aimed at: d - 1 priority change points per walk.
+    pub depth: u32,
+    /// The walk length the change points are spread over (PCT's k).
+    pub steps: u32,
+    /// The most moves a walk takes.
+    pub max_moves: u32,
+}
+
 /// The faults a search may inject on top of the file's timeline, each drawn from the seed's
 /// fault stream: a crash (and restart), a pause (and resume), a partition into two random
 /// sides (and heal), each starting in `[0, window_ms]` and lasting 1 ms to half the window.
@@ -100,10 +112,10 @@ pub struct FaultModel {
     /// intensities, in place of the file's link laws and the counts above.
     #[serde(default)]
     pub swarm: bool,
-    /// A PCT search instead of random schedules (see [`crate::pct`]): each seed one walk of
+    /// A PCT search instead of random schedules (the `pct` module): each seed one walk of
     /// the untimed run, steered by chain priorities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pct: Option<crate::pct::PctSettings>,
+    pub pct: Option<PctSettings>,
 }
 
 /// What one seed of a search runs with besides the file: its links' laws, its injected faults,
@@ -415,12 +427,6 @@ fn last_fault_ns<P: Protocol>(prep: &Prepared<P>, injected: &[Injected]) -> Opti
 /// One seed of a search on the fast path, with `faults` drawn from it: the first invariant
 /// broken, if any.
 pub fn probe<P: Protocol>(prep: &Prepared<P>, seed: u64, faults: &FaultModel) -> Option<Finding> {
-    if let Some(pct) = &faults.pct {
-        return crate::pct::probe(prep, &[seed], pct)
-            .0
-            .pop()
-            .map(|(_, f)| f);
-    }
     let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
     let injected = &planned.injected;
     judge(
@@ -461,9 +467,6 @@ fn probe_chunk<P: Protocol>(
     faults: &FaultModel,
     mut states: Option<&mut Vec<u64>>,
 ) -> Vec<(u64, Finding)> {
-    if let Some(pct) = &faults.pct {
-        return crate::pct::probe(prep, seeds, pct).0;
-    }
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
     let mut scratch = Vec::new();
     seeds
@@ -613,9 +616,6 @@ pub fn counterexample<P: Protocol>(
     finding: &Finding,
     origin: &str,
 ) -> Counterexample {
-    if let Some(pct) = &faults.pct {
-        return crate::pct::counterexample(prep, seed, pct, finding, origin);
-    }
     let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
     let drawn = planned.injected.clone();
     let mut sim = build_on(prep, seed, &drawn, planned.link);

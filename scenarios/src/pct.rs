@@ -9,24 +9,14 @@ use serde::{Deserialize, Serialize};
 use sim_core::Protocol;
 use sim_core::exhaustive::{PctOptions, PctWalk, pct_walk};
 
-/// How a PCT search is set (`--strategy pct --depth D`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PctSettings {
-    /// The bug depth aimed at: d - 1 priority change points per walk.
-    pub depth: u32,
-    /// The walk length the change points are spread over (PCT's k).
-    pub steps: u32,
-    /// The most moves a walk takes.
-    pub max_moves: u32,
-}
+pub use crate::explore::PctSettings;
 
-impl PctSettings {
-    fn options(self) -> PctOptions {
-        PctOptions {
-            depth: self.depth,
-            steps: self.steps,
-            max_moves: self.max_moves,
-        }
+/// The kernel's options for a walk of `settings`.
+fn options(settings: PctSettings) -> PctOptions {
+    PctOptions {
+        depth: settings.depth,
+        steps: settings.steps,
+        max_moves: settings.max_moves,
     }
 }
 
@@ -87,7 +77,7 @@ pub fn probe<P: Protocol>(
     let found = seeds
         .iter()
         .filter_map(|&seed| {
-            let walk = pct_walk(&root, seed, &settings.options());
+            let walk = pct_walk(&root, seed, &options(*settings));
             stats.add(PctStats {
                 walks: 1,
                 max_chains: walk.chains,
@@ -108,7 +98,7 @@ pub fn counterexample<P: Protocol>(
     origin: &str,
 ) -> Counterexample {
     let root = start(prep);
-    let walk = pct_walk(&root, seed, &settings.options());
+    let walk = pct_walk(&root, seed, &options(*settings));
     let by = format!(
         "dsim explore --strategy pct --depth {}, seed {seed}",
         settings.depth

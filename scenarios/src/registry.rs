@@ -145,10 +145,19 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         self.schedule.is_some()
     }
     fn probe(&self, seed: u64, faults: &FaultModel) -> Option<Finding> {
-        explore::probe(self, seed, faults)
+        match &faults.pct {
+            Some(pct) => crate::pct::probe(self, &[seed], pct)
+                .0
+                .pop()
+                .map(|(_, f)| f),
+            None => explore::probe(self, seed, faults),
+        }
     }
     fn probe_many(&self, seeds: &[u64], faults: &FaultModel) -> Vec<(u64, Finding)> {
-        explore::probe_many(self, seeds, faults)
+        match &faults.pct {
+            Some(pct) => crate::pct::probe(self, seeds, pct).0,
+            None => explore::probe_many(self, seeds, faults),
+        }
     }
     fn probe_covering(
         &self,
@@ -182,7 +191,10 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         finding: &Finding,
         origin: &str,
     ) -> Counterexample {
-        explore::counterexample(self, seed, faults, finding, origin)
+        match &faults.pct {
+            Some(pct) => crate::pct::counterexample(self, seed, pct, finding, origin),
+            None => explore::counterexample(self, seed, faults, finding, origin),
+        }
     }
     fn exhaustive(
         &self,

@@ -54,6 +54,8 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim run lease/exercise-3 --set 'bugs=(unchecked_refresh: true)'",
     "dsim explore search/lease-election --crashes 1 --partitions 1 --window-ms 20000 --bug",
     "dsim explore search/raft-replication --crashes 2 --partitions 3 --window-ms 2000 --bug",
+    "dsim explore search/paxos-swarm --swarm --window-ms 50 --bug",
+    "dsim explore search/raft-election --strategy pct --depth 3 --max-depth 200 --bug",
 ];
 
 /// Comparisons printed in scenario comments whose failing variants are the point (exit 1):
