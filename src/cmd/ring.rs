@@ -451,6 +451,9 @@ struct LessonArgs {
     /// Print JSON instead of the lesson's tables. Example: --json.
     #[arg(long)]
     json: bool,
+    /// Language of the tables: `en` (default) or `es` (the lesson's). Example: --lang es.
+    #[arg(long, default_value = "en", value_parser = crate::flags::parse_lang)]
+    lang: traces::Lang,
 }
 
 /// Runs `dsim ring`.
@@ -458,7 +461,7 @@ pub fn run(args: RingArgs) -> Result<u8, CliError> {
     match args.command {
         RingCommand::Place(a) => place(&a),
         RingCommand::Move(a) => movement(&a),
-        RingCommand::Lesson(a) => experiments::lesson(a.json),
+        RingCommand::Lesson(a) => experiments::lesson(a.json, a.lang),
         RingCommand::Toy(a) => experiments::toy(&a),
         RingCommand::SweepVnodes(a) => experiments::sweep_vnodes(&a),
         RingCommand::SweepNodes(a) => experiments::sweep_nodes(&a),

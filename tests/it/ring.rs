@@ -785,3 +785,46 @@ fn scatter_gather_is_slow_about_eleven_percent_of_the_time_over_twelve_partition
     let refused = dsim(&["ring", "scatter", "--fanouts", "0,12"]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+/// Goal: the lesson's tables read in the lesson's language (issue 21). Method: `ring lesson`
+/// in English and with `--lang es`. Proves: the same figures line for line (every number
+/// equal), Spanish words in place, and none of the English table words left.
+#[test]
+fn the_lesson_tables_read_in_spanish_with_the_same_figures() {
+    let text = |args: &[&str]| {
+        let o = dsim(args);
+        assert_eq!(o.status.code(), Some(0));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let en = text(&["ring", "lesson"]);
+    let es = text(&["ring", "lesson", "--lang", "es"]);
+    let numbers = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(en.lines().count(), es.lines().count());
+    assert_eq!(numbers(&en), numbers(&es));
+    for word in [
+        "se mueve el",
+        "claves",
+        "anillo consistente",
+        "desviación",
+        "ejercicios",
+    ] {
+        assert!(es.contains(word), "{word:?} missing:\n{es}");
+    }
+    for word in [
+        "keys",
+        "move",
+        "deviation",
+        "exercises",
+        "add ",
+        "remove",
+        "after",
+        "ideal 1",
+    ] {
+        assert!(!es.contains(word), "English {word:?} left:\n{es}");
+    }
+}

@@ -19,7 +19,10 @@ fn parse_hash(s: &str) -> Result<HashFn, String> {
 }
 
 /// `dsim ring lesson`.
-pub(crate) fn lesson(as_json: bool) -> Result<u8, CliError> {
+pub(crate) fn lesson(as_json: bool, lang: traces::Lang) -> Result<u8, CliError> {
+    let es = lang == traces::Lang::Es;
+    // The line in the language asked for.
+    let say = |en: String, es_text: String| if es { es_text } else { en };
     let keys = lesson_keys();
     let t = lesson_tables(&keys);
     let pct = |n: u64| n as f64 / t.keys as f64 * 100.0;
@@ -54,68 +57,139 @@ pub(crate) fn lesson(as_json: bool) -> Result<u8, CliError> {
             "ring3_rendezvous_add_n6_replica_sets_changed": t.rendezvous_join.replica_sets_changed,
         }));
     }
-    out!("RING-1 hash % N ({} keys P-2026-000001..., md5-64)", t.keys);
+    out!(
+        "{}",
+        say(
+            format!("RING-1 hash % N ({} keys P-2026-000001..., md5-64)", t.keys),
+            format!(
+                "RING-1 hash % N ({} claves P-2026-000001..., md5-64)",
+                t.keys
+            )
+        )
+    );
     for r in &t.mod_resizes {
+        let (before, after, share) = (r.before, r.after, pct(r.moved));
         out!(
-            "  {:>2} -> {:>2} nodes: {:5.1} % of keys move ({})",
-            r.before,
-            r.after,
-            pct(r.moved),
-            r.moved
+            "{}",
+            say(
+                format!(
+                    "  {before:>2} -> {after:>2} nodes: {share:5.1} % of keys move ({})",
+                    r.moved
+                ),
+                format!(
+                    "  {before:>2} -> {after:>2} nodos: se mueve el {share:5.1} % de las claves ({})",
+                    r.moved
+                )
+            )
         );
     }
-    out!("RING-2 consistent ring, nodes {}", INVENTORY.join(", "));
+    out!(
+        "{}",
+        say(
+            format!("RING-2 consistent ring, nodes {}", INVENTORY.join(", ")),
+            format!("RING-2 anillo consistente, nodos {}", INVENTORY.join(", "))
+        )
+    );
     for s in &t.spreads {
         let cells: Vec<String> = INVENTORY
             .iter()
             .zip(&s.counts)
             .map(|(n, c)| format!("{n} {c}"))
             .collect();
+        let (vnodes, cells, dev) = (s.vnodes, cells.join(", "), s.balance.deviation_pct);
         out!(
-            "  vnodes={:>3}: {}  deviation {:.1} %",
-            s.vnodes,
-            cells.join(", "),
-            s.balance.deviation_pct
+            "{}",
+            say(
+                format!("  vnodes={vnodes:>3}: {cells}  deviation {dev:.1} %"),
+                format!("  vnodes={vnodes:>3}: {cells}  desviación {dev:.1} %")
+            )
         );
     }
+    let (share, moved) = (pct(t.add_tar_moved), t.add_tar_moved);
     out!(
-        "  add inv-tar (4 -> 5, 150 vnodes): {:.1} % move ({}; ideal 1/5)",
-        pct(t.add_tar_moved),
-        t.add_tar_moved
+        "{}",
+        say(
+            format!("  add inv-tar (4 -> 5, 150 vnodes): {share:.1} % move ({moved}; ideal 1/5)"),
+            format!(
+                "  entra inv-tar (4 -> 5, 150 vnodes): se mueve el {share:.1} % ({moved}; lo ideal, 1/5)"
+            )
+        )
+    );
+    let (share, moved) = (pct(t.remove_vlc_moved), t.remove_vlc_moved);
+    let [bcn, gir, lle] = [0, 1, 2].map(|i| t.after_remove_vlc[i]);
+    out!(
+        "{}",
+        say(
+            format!(
+                "  remove inv-vlc (4 -> 3): {share:.1} % move ({moved}); after: inv-bcn {bcn}, \
+                 inv-gir {gir}, inv-lle {lle}"
+            ),
+            format!(
+                "  sale inv-vlc (4 -> 3): se mueve el {share:.1} % ({moved}); después: inv-bcn \
+                 {bcn}, inv-gir {gir}, inv-lle {lle}"
+            )
+        )
     );
     out!(
-        "  remove inv-vlc (4 -> 3): {:.1} % move ({}); after: inv-bcn {}, inv-gir {}, inv-lle {}",
-        pct(t.remove_vlc_moved),
-        t.remove_vlc_moved,
-        t.after_remove_vlc[0],
-        t.after_remove_vlc[1],
-        t.after_remove_vlc[2]
+        "{}",
+        say("RING-3 exercises".into(), "RING-3 ejercicios".into())
     );
-    out!("RING-3 exercises");
+    let [w0, w1, w2] = [0, 1, 2].map(|i| t.weighted[i]);
+    let share = pct(w0);
     out!(
-        "  weights inv-bcn 2.0, inv-vlc 1.0, inv-gir 1.0: {} {} {} (inv-bcn {:.1} %)",
-        t.weighted[0],
-        t.weighted[1],
-        t.weighted[2],
-        pct(t.weighted[0])
+        "{}",
+        say(
+            format!(
+                "  weights inv-bcn 2.0, inv-vlc 1.0, inv-gir 1.0: {w0} {w1} {w2} (inv-bcn {share:.1} %)"
+            ),
+            format!(
+                "  pesos inv-bcn 2.0, inv-vlc 1.0, inv-gir 1.0: {w0} {w1} {w2} (inv-bcn {share:.1} %)"
+            )
+        )
     );
-    out!(
-        "  removing inv-bcn removes all 300 of its vnodes: {} positions left; inv-vlc {}, inv-gir {}",
+    let (left, vlc, gir) = (
         t.weighted_points_after_remove,
         t.weighted_after_remove[0],
-        t.weighted_after_remove[1]
+        t.weighted_after_remove[1],
     );
     out!(
-        "  rendezvous n1..n5: {:?}, deviation {:.2} %",
-        t.rendezvous,
-        t.rendezvous_balance.deviation_pct
+        "{}",
+        say(
+            format!(
+                "  removing inv-bcn removes all 300 of its vnodes: {left} positions left; inv-vlc \
+                 {vlc}, inv-gir {gir}"
+            ),
+            format!(
+                "  quitar inv-bcn quita sus 300 vnodes: quedan {left} posiciones; inv-vlc {vlc}, \
+                 inv-gir {gir}"
+            )
+        )
     );
+    let (counts, dev) = (t.rendezvous, t.rendezvous_balance.deviation_pct);
     out!(
-        "  add n6: primary changes for {:.1} % ({}; ideal 1/6), 3-replica set for {:.1} % ({}; ~3/6)",
-        pct(t.rendezvous_join.moved),
+        "{}",
+        say(
+            format!("  rendezvous n1..n5: {counts:?}, deviation {dev:.2} %"),
+            format!("  rendezvous n1..n5: {counts:?}, desviación {dev:.2} %")
+        )
+    );
+    let (moved, sets) = (
         t.rendezvous_join.moved,
-        pct(t.rendezvous_join.replica_sets_changed.unwrap_or(0)),
-        t.rendezvous_join.replica_sets_changed.unwrap_or(0)
+        t.rendezvous_join.replica_sets_changed.unwrap_or(0),
+    );
+    let (share, sets_share) = (pct(moved), pct(sets));
+    out!(
+        "{}",
+        say(
+            format!(
+                "  add n6: primary changes for {share:.1} % ({moved}; ideal 1/6), 3-replica set \
+                 for {sets_share:.1} % ({sets}; ~3/6)"
+            ),
+            format!(
+                "  entra n6: cambia el primario del {share:.1} % ({moved}; lo ideal, 1/6) y el \
+                 conjunto de 3 réplicas del {sets_share:.1} % ({sets}; ~3/6)"
+            )
+        )
     );
     Ok(OK)
 }
