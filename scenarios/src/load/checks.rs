@@ -386,9 +386,14 @@ impl Checks<'_> {
                 continue;
             }
             let at = Instant::from_millis(*ms);
-            let earlier = &commands[..commands_before[i]];
+            // The step's own checks first (its node, its command's target), then whether it
+            // means anything after the commands before it.
+            let Some(action) = self.step::<P>(config, *ms, step) else {
+                continue;
+            };
             if let Step::Command(n, cmd) = step
-                && let Some(why) = P::command_problem_after(config, earlier, cmd)
+                && let Some(why) =
+                    P::command_problem_after(config, &commands[..commands_before[i]], cmd)
             {
                 // Point at the node the command is about (`Join("n6")`), else its receiver.
                 let about = P::command_nodes(cmd).into_iter().next();
@@ -399,9 +404,7 @@ impl Checks<'_> {
                 );
                 continue;
             }
-            if let Some(action) = self.step::<P>(config, *ms, step) {
-                out.push((at, action));
-            }
+            out.push((at, action));
         }
         self.anchor = None;
         out
