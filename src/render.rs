@@ -4,6 +4,7 @@
 use crate::exit::CliError;
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
+use traces::Lang;
 use traces::render::{self, Filter};
 use traces::view::TraceView;
 
@@ -21,9 +22,11 @@ pub enum Format {
 }
 
 impl Format {
-    /// Whether this view tells every record (the pictures do) rather than the lesson's level.
+    /// Whether this view tells every record (the diagrams do) rather than the lesson's level.
+    /// The web page draws every record but tells the lesson's story beside them, so a step's
+    /// line is the course's words and not the generic `a -> b: Msg { .. }`.
     pub fn tells_everything(self) -> bool {
-        self != Format::Text
+        matches!(self, Format::Mermaid | Format::Dot)
     }
 }
 
@@ -116,6 +119,7 @@ pub fn render(
     format: Format,
     options: &ViewOptions,
     color: bool,
+    lang: Lang,
     source: &str,
 ) -> Result<String, CliError> {
     let filter = options.filter();
@@ -133,7 +137,7 @@ pub fn render(
     Ok(match format {
         Format::Text => render::text::render(&view, &filter, color),
         Format::Mermaid => render::mermaid::render(&view),
-        Format::Html => render::html::render(&view),
+        Format::Html => render::html::render(&view, lang),
         Format::Dot => {
             render::dot::render(&view).map_err(|e| CliError::bad_input(format!("{source}:{e}")))?
         }

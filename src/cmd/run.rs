@@ -98,7 +98,7 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
     }
     if let (Some(format), Some(view)) = (args.view, result.view.clone()) {
         let all = ViewOptions::default();
-        let text = render(view, format, &all, false, &result.scenario)?;
+        let text = render(view, format, &all, false, args.lang, &result.scenario)?;
         emit(args.output.as_deref(), &text)?;
         if args.output.is_none() {
             return Ok(if result.passed { OK } else { FAILED });

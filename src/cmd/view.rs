@@ -46,7 +46,14 @@ pub fn run(args: ViewArgs) -> Result<u8, CliError> {
     let view = file.trace.view(args.lang, detail);
     args.options.check(&view, file.protocol.kinds())?;
     let color = colour_wanted(args.output.as_deref());
-    let text = render(view, args.format, &args.options, color, &file.path)?;
+    let text = render(
+        view,
+        args.format,
+        &args.options,
+        color,
+        args.lang,
+        &file.path,
+    )?;
     emit(args.output.as_deref(), &text)?;
     Ok(OK)
 }

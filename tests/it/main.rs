@@ -11,6 +11,7 @@
 //! - `sweep`: many seeds and variants, identical at any thread count.
 //! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
+//! - `viewer_lesson`: the viewer's drawing, panel, Spanish and bounded DOM on long runs.
 //! - `exhaustive`: `dsim explore --exhaustive`: pinned state counts, sound merging, replays.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
@@ -43,3 +44,4 @@ mod support;
 mod sweep;
 mod view;
 mod viewer;
+mod viewer_lesson;

@@ -91,7 +91,8 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
     })
 }
 
-fn reason_text(reason: DropReason, es: bool) -> String {
+/// Why a message was lost, in words (`lost` to a partition, a fault rule, a down receiver).
+pub fn reason_text(reason: DropReason, es: bool) -> String {
     if !es {
         return reason.to_string();
     }

@@ -39,6 +39,9 @@ pub struct ViewRecord {
     pub fault_node: Option<String>,
     /// The protocol's or the generic narrator's line for it, once attached.
     pub story: Option<String>,
+    /// Whether its story line tells an event the lesson is about (an election, a chosen value,
+    /// a fault, a join), which the views show with emphasis.
+    pub key: bool,
 }
 
 /// The view of one typed record at `line` of its file.
@@ -73,6 +76,7 @@ fn view_record<A: Actor>(r: &Record<A>, line: usize) -> ViewRecord {
         raw,
         fault_node,
         story: None,
+        key: false,
     }
 }
 
@@ -133,6 +137,7 @@ impl TraceView {
         for told in lines {
             if let Some(r) = self.records.get_mut(told.index) {
                 r.story = Some(told.text);
+                r.key = told.key;
             }
         }
     }

@@ -6,8 +6,12 @@
 //! renders every string with `textContent`. The only other untrusted text, the title, is
 //! HTML-escaped here.
 
+use crate::Lang;
+use crate::narrate::reason_text;
 use crate::view::TraceView;
 use serde_json::{Map, Value, json};
+use sim_core::{DropReason, EVENT_KINDS as KINDS};
+use std::collections::BTreeMap;
 
 const PAGE: &str = include_str!("assets/viewer.html");
 const STYLE: &str = include_str!("assets/viewer.css");
@@ -47,53 +51,130 @@ pub fn script_json(value: &Value) -> String {
     out
 }
 
-/// The data the page's script reads.
-fn data(view: &TraceView) -> Value {
+/// Fields a record's columns already carry, left out of its payload.
+const IN_COLUMNS: [&str; 8] = [
+    "step", "time", "kind", "node", "from", "to", "id", "msg_kind",
+];
+
+/// Interns values: each distinct one is written once and referred to by its position from 1
+/// (0 means none), so the three copies of a write sent to three replicas cost one payload.
+#[derive(Default)]
+struct Table {
+    values: Vec<Value>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Table {
+    fn intern(&mut self, key: String, value: impl FnOnce() -> Value) -> usize {
+        if let Some(&at) = self.index.get(&key) {
+            return at;
+        }
+        self.values.push(value());
+        self.index.insert(key, self.values.len());
+        self.values.len()
+    }
+    fn text(&mut self, text: Option<&str>) -> usize {
+        text.map_or(0, |t| self.intern(t.to_string(), || Value::from(t)))
+    }
+    fn payload(&mut self, fields: Map<String, Value>) -> usize {
+        if fields.is_empty() {
+            return 0;
+        }
+        let value = Value::Object(fields);
+        self.intern(value.to_string(), || value)
+    }
+}
+
+/// The data the page's script reads, compact because a long run has tens of thousands of
+/// records: each record is one array `[step - previous step, time - previous time (ns), kind,
+/// node, from, to, id + 1, what, story, payload, key]` with trailing zeros left off, where
+/// texts and payloads are positions in the interned `strings` and `payloads` tables (0: none).
+/// A fault's node (the crashed or paused one) is its `node`. Only sends (the message), losses
+/// (the reason) and violations (the message) carry a payload: the rest are told by their story
+/// line, and a protocol's internal notes (`TermChanged { from: 0, to: 1 }`) are not the lesson.
+/// `assets/viewer.js` decodes it.
+fn data(view: &TraceView, lang: Lang) -> Value {
+    let mut strings = Table::default();
+    let mut payloads = Table::default();
+    let (mut step, mut time) = (0u64, 0u64);
     let records: Vec<Value> = view
         .records
         .iter()
         .map(|r| {
             let mut fields = Map::new();
-            if let Value::Object(m) = &r.raw {
+            let told_in_words = !matches!(r.kind.as_str(), "send" | "drop" | "violation");
+            if let (Value::Object(m), false) = (&r.raw, told_in_words) {
                 for (k, v) in m {
-                    if !matches!(k.as_str(), "step" | "time" | "kind") {
+                    if !IN_COLUMNS.contains(&k.as_str()) {
                         fields.insert(k.clone(), v.clone());
                     }
                 }
+                // A loss's reason as the story says it ("cut by a partition").
+                if let Some(reason) = fields.get_mut("reason")
+                    && let Ok(why) = serde_json::from_value::<DropReason>(reason.clone())
+                {
+                    *reason = reason_text(why, lang == Lang::Es).into();
+                }
             }
-            json!({
-                "step": r.step,
-                "time": r.time,
-                "kind": r.kind,
-                "node": r.node,
-                "fault_node": r.fault_node,
-                "from": r.link.as_ref().map(|l| &l.0),
-                "to": r.link.as_ref().map(|l| &l.1),
-                "id": r.id,
-                "what": r.what,
-                "story": r.story,
-                "fields": fields,
-            })
+            let kind = KINDS
+                .iter()
+                .position(|k| *k == r.kind)
+                .unwrap_or(KINDS.len());
+            let node = r.node.as_deref().or(r.fault_node.as_deref());
+            let (from, to) = r
+                .link
+                .as_ref()
+                .map_or((None, None), |(f, t)| (Some(f.as_str()), Some(t.as_str())));
+            let mut row: Vec<Value> = vec![
+                (r.step.wrapping_sub(step) as i64).into(),
+                (r.time as i64).wrapping_sub(time as i64).into(),
+                kind.into(),
+                strings.text(node).into(),
+                strings.text(from).into(),
+                strings.text(to).into(),
+                r.id.map_or(0, |id| id + 1).into(),
+                strings.text(r.what.as_deref()).into(),
+                strings.text(r.story.as_deref()).into(),
+                payloads.payload(fields).into(),
+                u8::from(r.key).into(),
+            ];
+            while row.len() > 3 && row.last() == Some(&Value::from(0)) {
+                row.pop();
+            }
+            (step, time) = (r.step, r.time);
+            Value::Array(row)
         })
         .collect();
     json!({
+        "lang": match lang { Lang::En => "en", Lang::Es => "es" },
         "scenario": view.header.scenario_name,
         "protocol": view.header.protocol,
         "seed": view.header.seed,
         "nodes": view.header.nodes,
+        "kinds": KINDS,
+        "strings": strings.values,
+        "payloads": payloads.values,
         "records": records,
     })
 }
 
-/// Renders `view` as one self-contained HTML page.
-pub fn render(view: &TraceView) -> String {
+/// Renders `view` as one self-contained HTML page, its interface in `lang`.
+pub fn render(view: &TraceView, lang: Lang) -> String {
     fill(
         PAGE,
         &[
+            (
+                "{{LANG}}",
+                match lang {
+                    Lang::En => "en",
+                    Lang::Es => "es",
+                }
+                .to_string(),
+            ),
             ("{{STYLE}}", STYLE.to_string()),
             ("{{TITLE}}", escape_html(&view.header.scenario_name)),
             ("{{SCRIPT}}", SCRIPT.to_string()),
-            ("{{DATA}}", script_json(&data(view))),
+            ("{{DATA}}", script_json(&data(view, lang))),
         ],
     )
 }
@@ -150,7 +231,10 @@ mod tests {
             "scenario_name": evil, "scenario": "", "nodes": [evil]});
         let rec = json!({"step":1,"time":0,"kind":"note","node":evil,"note":{"X":{"v":evil}}});
         let text = format!("{header}\n{rec}\n");
-        let page = render(&TraceView::read::<crate::testing::Probe>(&text).unwrap());
+        let page = render(
+            &TraceView::read::<crate::testing::Probe>(&text).unwrap(),
+            Lang::En,
+        );
         assert_eq!(
             page.matches("<script").count(),
             2,
@@ -169,7 +253,10 @@ mod tests {
     #[test]
     fn nothing_is_fetched() {
         let text = "{\"format\":1,\"dsim_version\":\"0\",\"protocol\":\"p\",\"seed\":0,\"scenario_name\":\"s\",\"scenario\":\"\",\"nodes\":[\"a\"]}\n";
-        let page = render(&TraceView::read::<crate::testing::Probe>(text).unwrap());
+        let page = render(
+            &TraceView::read::<crate::testing::Probe>(text).unwrap(),
+            Lang::En,
+        );
         assert!(!page.contains("src=") && !page.contains("href="));
         assert_eq!(
             page.matches("http").count(),
