@@ -14,6 +14,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use sim_core::Broken;
 use sim_core::{
     Actor, Context, Event, Harness, Invariant, LinkConfig, NodeId, Outcome, Protocol, Ratio,
     Record, SimConfig,
@@ -91,7 +92,7 @@ impl Invariant<Node> for NoAckedWriteLost {
     fn name(&self) -> &'static str {
         "no-acked-write-lost"
     }
-    fn observe(&mut self, record: &Record<Node>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<Node>) -> Result<(), Broken> {
         let Event::Note { node, note } = &record.event else {
             return Ok(());
         };
@@ -99,9 +100,9 @@ impl Invariant<Node> for NoAckedWriteLost {
             Note::Acked(v) => _ = self.acked.insert(*v),
             Note::Promoted(has) => {
                 if let Some(lost) = self.acked.iter().find(|v| !has.contains(v)) {
-                    return Err(format!(
-                        "write {lost} was acknowledged; {node} never got it"
-                    ));
+                    return Err(
+                        format!("write {lost} was acknowledged; {node} never got it").into(),
+                    );
                 }
             }
         }

@@ -135,7 +135,7 @@ pub fn render(
         view.records.retain(|r| filter.keeps(r));
     }
     Ok(match format {
-        Format::Text => render::text::render(&view, &filter, color),
+        Format::Text => render::text::render(&view, &filter, color, lang),
         Format::Mermaid => render::mermaid::render(&view),
         Format::Html => render::html::render(&view, lang),
         Format::Dot => {

@@ -75,3 +75,20 @@ pub fn name_problems(names: impl IntoIterator<Item = String>, roles: &str) -> Ve
     }
     problems
 }
+
+/// An invariant's explanation in English (what the trace records) and in the course's Spanish
+/// (what `--lang es` prints).
+pub fn broke(en: String, es: String) -> sim_core::Broken {
+    sim_core::Broken::from(en).also(traces::Lang::Es.tag(), es)
+}
+
+/// Several explanations as one, each language's texts joined with "; ".
+pub fn broke_all(list: Vec<sim_core::Broken>) -> sim_core::Broken {
+    let tag = traces::Lang::Es.tag();
+    let en: Vec<&str> = list.iter().map(|b| b.text.as_str()).collect();
+    let es: Vec<&str> = list
+        .iter()
+        .map(|b| b.translations.get(tag).unwrap_or(&b.text).as_str())
+        .collect();
+    broke(en.join("; "), es.join("; "))
+}

@@ -8,7 +8,9 @@
 //! (here with a config check, an expectation and a bilingual lap line; the bare minimum, as in
 //! `examples/primary_backup.rs`, is about 25 lines).
 
+use crate::common::broke;
 use serde::{Deserialize, Serialize};
+use sim_core::Broken;
 use sim_core::trace::{Event, Record};
 use sim_core::{Actor, Context, Invariant, Kinds, NodeId, Outcome, Protocol};
 use traces::{Lang, Story};
@@ -120,14 +122,20 @@ impl Invariant<TokenRing> for LapsAreWhole {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<TokenRing>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<TokenRing>) -> Result<(), Broken> {
         match &record.event {
             Event::Note {
                 note: LapNote::Lap { hops },
                 ..
-            } if hops % self.nodes != 0 => Err(format!(
-                "a token came back after {hops} hops, not a multiple of the ring size {}",
-                self.nodes
+            } if hops % self.nodes != 0 => Err(broke(
+                format!(
+                    "a token came back after {hops} hops, not a multiple of the ring size {}",
+                    self.nodes
+                ),
+                format!(
+                    "un testigo volvió tras {hops} saltos, que no es múltiplo del tamaño del anillo {}",
+                    self.nodes
+                ),
             )),
             _ => Ok(()),
         }

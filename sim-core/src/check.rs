@@ -10,6 +10,7 @@ use crate::time::Instant;
 use crate::trace::{Kinds, Record};
 use dyn_clone::DynClone;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::hash::{Hash, Hasher};
 
@@ -18,7 +19,7 @@ pub trait Invariant<A: Actor>: DynClone + Debug + Send {
     /// A short claim-like name: "agreement", "at-most-one-leader-per-term".
     fn name(&self) -> &'static str;
     /// Reads one record; `Err` explains in words what went wrong.
-    fn observe(&mut self, record: &Record<A>) -> Result<(), String>;
+    fn observe(&mut self, record: &Record<A>) -> Result<(), Broken>;
     /// The record kinds `observe` reads: a run that keeps no trace builds only these. Say
     /// less than everything only when `observe` ignores every other kind (a test runs each
     /// protocol with and without a trace and compares the violations).
@@ -34,7 +35,7 @@ pub trait Invariant<A: Actor>: DynClone + Debug + Send {
         format!("{self:?}").hash(&mut &mut *state);
     }
     /// Called once when the run ends, for properties of the whole run (liveness bounds).
-    fn finish(&mut self, end: Instant) -> Result<(), String> {
+    fn finish(&mut self, end: Instant) -> Result<(), Broken> {
         let _ = end;
         Ok(())
     }
@@ -46,6 +47,46 @@ dyn_clone::clone_trait_object!(<A> Invariant<A> where A: Actor);
 /// fields are `Hash`.
 pub fn hash_memory<T: Hash + ?Sized>(memory: &T, state: &mut dyn Hasher) {
     memory.hash(&mut &mut *state);
+}
+
+/// What broke, in words: the text every trace records (English), and the same said in other
+/// languages, each under its tag (`"es"`), for a story told in one of them to pick. The kernel
+/// only carries the words; which languages exist is the stories' business.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Broken {
+    /// The text.
+    pub text: String,
+    /// The same, said in other languages, by tag.
+    pub translations: BTreeMap<String, String>,
+}
+
+impl Broken {
+    /// The same explanation said in the language tagged `tag`.
+    pub fn also(mut self, tag: &str, text: String) -> Broken {
+        self.translations.insert(tag.to_string(), text);
+        self
+    }
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl From<String> for Broken {
+    fn from(text: String) -> Broken {
+        Broken {
+            text,
+            translations: BTreeMap::new(),
+        }
+    }
+}
+
+impl From<&str> for Broken {
+    fn from(text: &str) -> Broken {
+        Broken::from(text.to_string())
+    }
 }
 
 /// An invariant that failed, where and why.
@@ -62,6 +103,16 @@ pub struct Violation {
     /// Found by an end-of-run check (a property of the whole run, not of that step).
     #[serde(default)]
     pub at_end: bool,
+    /// `message` said in other languages, by tag (see [`Broken`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub translations: BTreeMap<String, String>,
+}
+
+impl Violation {
+    /// The message in the language tagged `tag`, or the recorded one where none was given.
+    pub fn message_in(&self, tag: &str) -> &str {
+        self.translations.get(tag).unwrap_or(&self.message)
+    }
 }
 
 /// A set of invariants run in a fixed order over a stream of records.
@@ -116,13 +167,14 @@ impl<A: Actor> Checker<A> {
         let before = self.violations.len();
         self.last = (record.step, record.time);
         for inv in &mut self.invariants {
-            if let Err(message) = inv.observe(record) {
+            if let Err(broken) = inv.observe(record) {
                 self.violations.push(Violation {
                     invariant: inv.name().to_string(),
-                    message,
+                    message: broken.text,
                     step: record.step,
                     time: record.time,
                     at_end: false,
+                    translations: broken.translations,
                 });
             }
         }
@@ -140,13 +192,14 @@ impl<A: Actor> Checker<A> {
     pub fn finish(&mut self, end: Instant) -> &[Violation] {
         let before = self.violations.len();
         for inv in &mut self.invariants {
-            if let Err(message) = inv.finish(end) {
+            if let Err(broken) = inv.finish(end) {
                 self.violations.push(Violation {
                     invariant: inv.name().to_string(),
-                    message,
+                    message: broken.text,
                     step: self.last.0,
                     time: end,
                     at_end: true,
+                    translations: broken.translations,
                 });
             }
         }

@@ -48,7 +48,7 @@ pub mod trace;
 
 pub use action::{Action, NodeAction};
 pub use actor::{Actor, Context, Effect, Message, RoleClaim, TestContext};
-pub use check::{Checker, Invariant, Violation};
+pub use check::{Broken, Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId};

@@ -13,6 +13,7 @@ use crate::net::DropReason;
 use crate::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// Something that happened at a step of a run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -122,6 +123,9 @@ pub enum Event<A: Actor> {
         invariant: Cow<'static, str>,
         /// What went wrong, in words.
         message: String,
+        /// The message said in other languages, by tag (`"es"`).
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        translations: BTreeMap<String, String>,
     },
 }
 

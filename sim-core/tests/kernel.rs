@@ -4,6 +4,7 @@
 //! keeps one durable and one volatile counter, so that every kernel rule shows up in its records.
 
 use serde::{Deserialize, Serialize};
+use sim_core::Broken;
 use sim_core::*;
 
 #[derive(Clone, Debug, Hash, Default)]
@@ -710,7 +711,7 @@ impl Invariant<Probe> for NoSeven {
     fn name(&self) -> &'static str {
         "no-seven"
     }
-    fn observe(&mut self, r: &Record<Probe>) -> Result<(), String> {
+    fn observe(&mut self, r: &Record<Probe>) -> Result<(), Broken> {
         match &r.event {
             Event::Note {
                 note: Note::Got(7), ..

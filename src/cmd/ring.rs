@@ -22,12 +22,22 @@ use protocols::partition::placement::{
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use traces::Lang;
 
 /// Arguments of `dsim ring`.
 #[derive(Args, Debug)]
 pub struct RingArgs {
     #[command(subcommand)]
     command: RingCommand,
+    /// Language of the tables: `en` (default) or `es` (the lesson's), for every experiment.
+    /// Example: dsim ring lesson --lang es.
+    #[arg(long, global = true, default_value = "en", value_parser = crate::flags::parse_lang)]
+    lang: Lang,
+}
+
+/// `en` or `es` by `lang`: the two wordings of one line.
+fn say(lang: Lang, en: &'static str, es: &'static str) -> &'static str {
+    if lang == Lang::Es { es } else { en }
 }
 
 #[derive(Subcommand, Debug)]
@@ -451,24 +461,22 @@ struct LessonArgs {
     /// Print JSON instead of the lesson's tables. Example: --json.
     #[arg(long)]
     json: bool,
-    /// Language of the tables: `en` (default) or `es` (the lesson's). Example: --lang es.
-    #[arg(long, default_value = "en", value_parser = crate::flags::parse_lang)]
-    lang: traces::Lang,
 }
 
 /// Runs `dsim ring`.
 pub fn run(args: RingArgs) -> Result<u8, CliError> {
+    let lang = args.lang;
     match args.command {
-        RingCommand::Place(a) => place(&a),
-        RingCommand::Move(a) => movement(&a),
-        RingCommand::Lesson(a) => experiments::lesson(a.json, a.lang),
-        RingCommand::Toy(a) => experiments::toy(&a),
-        RingCommand::SweepVnodes(a) => experiments::sweep_vnodes(&a),
-        RingCommand::SweepNodes(a) => experiments::sweep_nodes(&a),
-        RingCommand::Hotspot(a) => experiments::hotspot(&a),
-        RingCommand::Durability(a) => experiments::durability(&a),
-        RingCommand::Mapreduce(a) => experiments::mapreduce(&a),
-        RingCommand::Scatter(a) => scatter::scatter(&a),
+        RingCommand::Place(a) => place(&a, lang),
+        RingCommand::Move(a) => movement(&a, lang),
+        RingCommand::Lesson(a) => experiments::lesson(a.json, lang),
+        RingCommand::Toy(a) => experiments::toy(&a, lang),
+        RingCommand::SweepVnodes(a) => experiments::sweep_vnodes(&a, lang),
+        RingCommand::SweepNodes(a) => experiments::sweep_nodes(&a, lang),
+        RingCommand::Hotspot(a) => experiments::hotspot(&a, lang),
+        RingCommand::Durability(a) => experiments::durability(&a, lang),
+        RingCommand::Mapreduce(a) => experiments::mapreduce(&a, lang),
+        RingCommand::Scatter(a) => scatter::scatter(&a, lang),
     }
 }
 
@@ -479,15 +487,20 @@ fn print_json(value: &Value) -> Result<u8, CliError> {
     Ok(crate::exit::OK)
 }
 
-fn scheme_label(args: &ClusterArgs) -> String {
-    match args.scheme {
-        SchemeKind::Ring => format!("ring ({} vnodes per node of weight 1)", args.vnodes),
-        SchemeKind::Slots => format!("slots ({} slots)", args.slots),
-        other => other.to_string(),
+fn scheme_label(args: &ClusterArgs, lang: Lang) -> String {
+    match (args.scheme, lang) {
+        (SchemeKind::Ring, Lang::En) => {
+            format!("ring ({} vnodes per node of weight 1)", args.vnodes)
+        }
+        (SchemeKind::Ring, Lang::Es) => {
+            format!("ring ({} vnodes por nodo de peso 1)", args.vnodes)
+        }
+        (SchemeKind::Slots, _) => format!("slots ({} slots)", args.slots),
+        (other, _) => other.to_string(),
     }
 }
 
-fn place(args: &PlaceArgs) -> Result<u8, CliError> {
+fn place(args: &PlaceArgs, lang: Lang) -> Result<u8, CliError> {
     let cluster = Cluster::new(&args.cluster, &[])?;
     let keys = args.keys.load(args.cluster.hash)?;
     cluster.check_work(&args.cluster, keys.len())?;
@@ -513,14 +526,23 @@ fn place(args: &PlaceArgs) -> Result<u8, CliError> {
             "imbalance": balance.imbalance,
         }));
     }
-    out!(
-        "{} keys, scheme {}, hash {}",
+    let (n, scheme, hash) = (
         keys.len(),
-        scheme_label(&args.cluster),
-        args.cluster.hash
+        scheme_label(&args.cluster, lang),
+        args.cluster.hash,
     );
+    if lang == Lang::Es {
+        out!("{n} claves, esquema {scheme}, hash {hash}");
+    } else {
+        out!("{n} keys, scheme {scheme}, hash {hash}");
+    }
     let width = cluster.name_width();
-    out!("{:<width$}  {:>9}  {:>7}", "node", "keys", "share");
+    out!(
+        "{:<width$}  {:>9}  {:>7}",
+        say(lang, "node", "nodo"),
+        say(lang, "keys", "claves"),
+        say(lang, "share", "parte")
+    );
     for &id in &ids {
         let c = counts[id as usize];
         out!(
@@ -530,11 +552,14 @@ fn place(args: &PlaceArgs) -> Result<u8, CliError> {
             c as f64 / keys.len() as f64 * 100.0
         );
     }
-    out!(
-        "deviation {:.1} % (population std dev / mean), imbalance {:.2} (max / mean)",
-        balance.deviation_pct,
-        balance.imbalance
-    );
+    let (dev, imb) = (balance.deviation_pct, balance.imbalance);
+    if lang == Lang::Es {
+        out!(
+            "desviación {dev:.1} % (desviación típica poblacional / media), desequilibrio {imb:.2} (máx / media)"
+        );
+    } else {
+        out!("deviation {dev:.1} % (population std dev / mean), imbalance {imb:.2} (max / mean)");
+    }
     Ok(crate::exit::OK)
 }
 
@@ -547,7 +572,7 @@ struct Change {
     after_ids: Vec<NodeId>,
 }
 
-fn movement(args: &MoveArgs) -> Result<u8, CliError> {
+fn movement(args: &MoveArgs, lang: Lang) -> Result<u8, CliError> {
     let cluster = Cluster::new(&args.cluster, &args.add)?;
     for r in &args.remove {
         if !args.cluster.nodes.iter().any(|n| n == r) {
@@ -630,34 +655,48 @@ fn movement(args: &MoveArgs) -> Result<u8, CliError> {
     }
     let mut what = Vec::new();
     if !args.add.is_empty() {
-        what.push(format!("add {}", args.add.join(",")));
+        what.push(format!(
+            "{} {}",
+            say(lang, "add", "entra"),
+            args.add.join(",")
+        ));
     }
     if !args.remove.is_empty() {
-        what.push(format!("remove {}", args.remove.join(",")));
+        what.push(format!(
+            "{} {}",
+            say(lang, "remove", "sale"),
+            args.remove.join(",")
+        ));
     }
-    out!(
-        "{} ({} -> {} nodes), {} keys, scheme {}, hash {}",
+    let (what, count, scheme, hash) = (
         what.join(", "),
-        nb,
-        na,
         keys.len(),
-        scheme_label(&args.cluster),
-        args.cluster.hash
+        scheme_label(&args.cluster, lang),
+        args.cluster.hash,
     );
-    out!(
-        "{} keys move: {:.1} % (the minimum is {:.1} %)",
-        change.movement.moved,
-        moved_fraction * 100.0,
-        ideal * 100.0
-    );
+    let (moved, pct, min) = (change.movement.moved, moved_fraction * 100.0, ideal * 100.0);
+    if lang == Lang::Es {
+        out!("{what} ({nb} -> {na} nodos), {count} claves, esquema {scheme}, hash {hash}");
+        out!("se mueven {moved} claves: {pct:.1} % (el mínimo es {min:.1} %)");
+    } else {
+        out!("{what} ({nb} -> {na} nodes), {count} keys, scheme {scheme}, hash {hash}");
+        out!("{moved} keys move: {pct:.1} % (the minimum is {min:.1} %)");
+    }
     if let (Some(c), Some(r)) = (change.movement.replica_sets_changed, args.replicas) {
-        out!(
-            "{c} keys change their {r}-replica set: {:.1} %",
-            c as f64 / n * 100.0
-        );
+        let pct = c as f64 / n * 100.0;
+        if lang == Lang::Es {
+            out!("{c} claves cambian su conjunto de {r} réplicas: {pct:.1} %");
+        } else {
+            out!("{c} keys change their {r}-replica set: {pct:.1} %");
+        }
     }
     let width = cluster.name_width();
-    out!("{:<width$}  {:>9}  {:>9}", "node", "before", "after");
+    out!(
+        "{:<width$}  {:>9}  {:>9}",
+        say(lang, "node", "nodo"),
+        say(lang, "before", "antes"),
+        say(lang, "after", "después")
+    );
     let mut all: Vec<NodeId> = change.before_ids.clone();
     for id in &change.after_ids {
         if !all.contains(id) {

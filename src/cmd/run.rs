@@ -273,7 +273,7 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, full: bool) -> Result
             say("at step", "en el paso"),
             v.step,
             v.time,
-            v.message
+            v.message_in(lang.tag())
         );
     }
     let held: Vec<&str> = result

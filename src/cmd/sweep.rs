@@ -271,10 +271,12 @@ fn print_report(report: &SweepReport, lang: Lang) -> Result<(), CliError> {
     let es = lang == Lang::Es;
     let say = |en: &'static str, spanish: &'static str| if es { spanish } else { en };
     // How it ran goes to stderr: standard output is the results, identical at any --jobs.
-    eprintln!(
-        "ran on {} worker threads (--jobs {})",
-        report.execution.threads_used, report.execution.jobs
-    );
+    let (threads, jobs) = (report.execution.threads_used, report.execution.jobs);
+    if es {
+        eprintln!("se ejecutó en {threads} hilos de trabajo (--jobs {jobs})");
+    } else {
+        eprintln!("ran on {threads} worker threads (--jobs {jobs})");
+    }
     let with = if report.sets.is_empty() {
         String::new()
     } else {

@@ -8,6 +8,8 @@
 //! - `docs`: every `dsim` command the docs print runs as printed.
 //! - `determinism`: same scenario and seed, same bytes; another seed, another trace.
 //! - `ring`: `dsim ring` reproduces the course's partitioning tables exactly.
+//! - `spanish`: `--lang es` output of every run, sweep, check, view and ring experiment holds
+//!   no English prose.
 //! - `sweep`: many seeds and variants, identical at any thread count.
 //! - `view`: `dsim view`, `check`, `replay`, `diff` and `run --view` from the command line.
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
@@ -40,6 +42,7 @@ mod properties;
 mod raft_log;
 mod ring;
 mod seeds;
+mod spanish;
 mod support;
 mod sweep;
 mod view;

@@ -9,3 +9,14 @@ pub enum Lang {
     /// Spanish, with the lesson's own words.
     Es,
 }
+
+impl Lang {
+    /// The language's tag (`en`, `es`): the page's `lang` attribute and the key of a
+    /// violation's translations (`sim_core::Broken`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Es => "es",
+        }
+    }
+}

@@ -34,7 +34,7 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
                 (true, true) => format!("{node} VUELVE (reinicio)"),
             }
         }
-        Event::Send { from, to, msg, .. } if all => format!("{from} -> {to}: {msg:?}"),
+        Event::Send { from, to, msg, .. } if all => format!("{from} -> {to}: {}", ron_form(msg)),
         Event::Deliver {
             from, to, msg_kind, ..
         } if all => {
@@ -67,7 +67,7 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
                 format!("{from}: {msg_kind} to {to} DUPLICATED by the network")
             }
         }
-        Event::Timer { node, timer } if all => format!("{node}: timer {timer:?}"),
+        Event::Timer { node, timer } if all => format!("{node}: timer {}", ron_form(timer)),
         Event::Fault { fault } => fault_line(fault, es),
         Event::Command {
             node,
@@ -79,9 +79,14 @@ pub fn generic_line<A: Actor>(record: &Record<A>, lang: Lang, detail: Detail) ->
             (true, true) => format!("{node} recibe la orden {}", ron_form(command)),
             (true, false) => format!("{node} está caído y no puede {}", ron_form(command)),
         },
-        Event::Note { node, note } if all => format!("{node}: {note:?}"),
-        Event::Violation { invariant, message } => {
+        Event::Note { node, note } if all => format!("{node}: {}", ron_form(note)),
+        Event::Violation {
+            invariant,
+            message,
+            translations,
+        } => {
             if es {
+                let message = translations.get(lang.tag()).unwrap_or(message);
                 format!("VIOLACIÓN de {invariant}: {message}")
             } else {
                 format!("VIOLATION of {invariant}: {message}")

@@ -11,8 +11,10 @@
 //! [`windows`] and [`stale_writes`] compute the same figures for a finished run's records, for
 //! the story's summary and the sweep's measures.
 
+use crate::common::broke;
 use crate::lease::node::LeaseNode;
 use crate::lease::notes::LeaseNote;
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
@@ -94,18 +96,28 @@ impl Acting {
     }
 }
 
-fn describe(w: &Window, end: Instant) -> String {
-    let length = match w.length {
-        Some(d) => format!("for {d}"),
-        None => format!(
-            "until the end of the run ({} and counting)",
-            Duration(end.0 - w.start.0)
-        ),
+fn describe(w: &Window, end: Instant) -> Broken {
+    let (length, durante) = match w.length {
+        Some(d) => (format!("for {d}"), format!("durante {d}")),
+        None => {
+            let so_far = Duration(end.0 - w.start.0);
+            (
+                format!("until the end of the run ({so_far} and counting)"),
+                format!("hasta el final de la ejecución ({so_far} y sigue)"),
+            )
+        }
     };
-    format!(
-        "{} acted as leader at once from {} {length}",
-        w.leaders.join(" and "),
-        w.start
+    broke(
+        format!(
+            "{} acted as leader at once from {} {length}",
+            w.leaders.join(" and "),
+            w.start
+        ),
+        format!(
+            "{} actuaron como líder a la vez desde {} {durante}",
+            w.leaders.join(" y "),
+            w.start
+        ),
     )
 }
 
@@ -125,13 +137,13 @@ impl Invariant<LeaseNode> for SplitBrain {
     fn memory(&self, state: &mut dyn Hasher) {
         hash_memory(&self.acting, state);
     }
-    fn observe(&mut self, record: &Record<LeaseNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<LeaseNode>) -> Result<(), Broken> {
         match self.acting.read(record) {
             Some(w) => Err(describe(&w, record.time)),
             None => Ok(()),
         }
     }
-    fn finish(&mut self, end: Instant) -> Result<(), String> {
+    fn finish(&mut self, end: Instant) -> Result<(), Broken> {
         match self.acting.still_open() {
             Some(w) => Err(describe(&w, end)),
             None => Ok(()),
@@ -152,7 +164,7 @@ impl Invariant<LeaseNode> for FencedWrites {
         Kinds::NOTE
     }
     fn memory(&self, _state: &mut dyn Hasher) {}
-    fn observe(&mut self, record: &Record<LeaseNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<LeaseNode>) -> Result<(), Broken> {
         match &record.event {
             Event::Note {
                 note:
@@ -162,9 +174,16 @@ impl Invariant<LeaseNode> for FencedWrites {
                         highest,
                     },
                 ..
-            } if token < highest => Err(format!(
-                "the resource accepted {writer}'s write with token {token}, after one with token \
-                 {highest}: a stale leader's write got through the fence"
+            } if token < highest => Err(broke(
+                format!(
+                    "the resource accepted {writer}'s write with token {token}, after one with \
+                     token {highest}: a stale leader's write got through the fence"
+                ),
+                format!(
+                    "el recurso aceptó la escritura de {writer} con el token {token}, después de \
+                     una con el token {highest}: la escritura de un líder caducado atravesó la \
+                     valla (fencing)"
+                ),
             )),
             _ => Ok(()),
         }

@@ -6,10 +6,12 @@
 //! notes, a majority of acceptors that accepted the same proposal (the paper's definition,
 //! which holds even if no learner ever hears of it).
 
+use crate::common::broke;
 use crate::paxos::PaxosNode;
 use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::{Event, Invariant, Kinds, Record};
 use std::collections::BTreeSet;
@@ -24,11 +26,16 @@ pub struct ChosenFact {
     pub value: Value,
     /// Who witnessed it, in words ("a majority (a1, a2) accepted", "relay-2 learned").
     pub witness: String,
+    /// The same in the course's Spanish ("una mayoría (a1, a2) aceptó").
+    pub witness_es: String,
 }
 
 impl ChosenFact {
     fn describe(&self) -> String {
         format!("{} '{}' at n={}", self.witness, self.value, self.n)
+    }
+    fn describe_es(&self) -> String {
+        format!("{} '{}' con n={}", self.witness_es, self.value, self.n)
     }
 }
 
@@ -91,6 +98,7 @@ impl AcceptLedger {
             n,
             value: value.clone(),
             witness: format!("a majority ({}) accepted", names.join(", ")),
+            witness_es: format!("una mayoría ({}) aceptó", names.join(", ")),
         })
     }
 
@@ -115,6 +123,7 @@ fn chosen_facts(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Vec<Ch
             n: *n,
             value: value.clone(),
             witness: format!("{node} learned"),
+            witness_es: format!("{node} aprendió"),
         }],
         PaxosNote::Accepted { n, value } => ledger.accept(node, *n, value).into_iter().collect(),
         _ => Vec::new(),
@@ -151,15 +160,22 @@ impl Invariant<PaxosNode> for Agreement {
         Kinds::NOTE
     }
 
-    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
         for fact in chosen_facts(&mut self.ledger, record) {
             match &self.first {
                 None => self.first = Some(fact),
                 Some(first) if first.value != fact.value => {
-                    return Err(format!(
-                        "two different values chosen: {}, then {}",
-                        first.describe(),
-                        fact.describe()
+                    return Err(broke(
+                        format!(
+                            "two different values chosen: {}, then {}",
+                            first.describe(),
+                            fact.describe()
+                        ),
+                        format!(
+                            "se eligen dos valores distintos: {}, y después {}",
+                            first.describe_es(),
+                            fact.describe_es()
+                        ),
                     ));
                 }
                 Some(_) => {}
@@ -198,7 +214,7 @@ impl Invariant<PaxosNode> for Validity {
         Kinds::COMMAND | Kinds::NOTE
     }
 
-    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
         if let Event::Command {
             command: PaxosCommand::ProposeValue(value),
             accepted: true,
@@ -210,10 +226,17 @@ impl Invariant<PaxosNode> for Validity {
         for fact in chosen_facts(&mut self.ledger, record) {
             if !self.proposed.contains(&fact.value) {
                 let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
-                return Err(format!(
-                    "{}, but no proposer was ever asked to propose it (proposed: {})",
-                    fact.describe(),
-                    known.join(", ")
+                return Err(broke(
+                    format!(
+                        "{}, but no proposer was ever asked to propose it (proposed: {})",
+                        fact.describe(),
+                        known.join(", ")
+                    ),
+                    format!(
+                        "{}, pero a ningún proposer se le pidió proponerlo (propuestos: {})",
+                        fact.describe_es(),
+                        known.join(", ")
+                    ),
                 ));
             }
         }
@@ -255,7 +278,7 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
         Kinds::NOTE
     }
 
-    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
         let Event::Note {
             node,
             note: PaxosNote::Accepted { n, value },
@@ -265,9 +288,15 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
         };
         for fact in &self.chosen {
             if *n > fact.n && *value != fact.value {
-                return Err(format!(
-                    "{node} accepted '{value}' at n={n}, above n={} where '{}' was chosen ({})",
-                    fact.n, fact.value, fact.witness
+                return Err(broke(
+                    format!(
+                        "{node} accepted '{value}' at n={n}, above n={} where '{}' was chosen ({})",
+                        fact.n, fact.value, fact.witness
+                    ),
+                    format!(
+                        "{node} aceptó '{value}' con n={n}, por encima de n={}, donde se eligió '{}' ({})",
+                        fact.n, fact.value, fact.witness_es
+                    ),
                 ));
             }
         }
@@ -278,9 +307,15 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 .iter()
                 .find(|(m, v, _)| *m > fact.n && *v != fact.value);
             if let Some((m, v, who)) = above {
-                return Err(format!(
-                    "{} became chosen, but {who} had already accepted '{v}' at n={m}, a higher number with another value",
-                    fact.describe()
+                return Err(broke(
+                    format!(
+                        "{} became chosen, but {who} had already accepted '{v}' at n={m}, a higher number with another value",
+                        fact.describe()
+                    ),
+                    format!(
+                        "{} quedó elegido, pero {who} ya había aceptado '{v}' con n={m}, un número mayor con otro valor",
+                        fact.describe_es()
+                    ),
                 ));
             }
             self.chosen.push(fact);

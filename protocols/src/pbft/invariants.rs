@@ -13,11 +13,13 @@
 //! view change). **committed-survives-view-change** follows a committed request through
 //! every later view.
 
+use crate::common::broke;
 use crate::pbft::PbftNode;
 use crate::pbft::msg::{Seq, View};
 use crate::pbft::notes::PbftNote;
 use crate::pbft::service::{Op, OpResult};
 use crate::pbft::sign::Digest;
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::{Event, Invariant, Kinds, Name, Record};
 use std::collections::{BTreeMap, BTreeSet};
@@ -137,7 +139,7 @@ impl Invariant<PbftNode> for Agreement {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let Some((
             node,
@@ -149,11 +151,17 @@ impl Invariant<PbftNode> for Agreement {
             return Ok(());
         };
         match self.committed.report(*seq, *digest, node) {
-            Some((first, who)) => Err(format!(
-                "{node} committed {} at n={seq} (view {view}), but {who} committed {} there",
-                self.ops.show(*digest),
-                self.ops.show(first)
-            )),
+            Some((first, who)) => {
+                let (mine, theirs) = (self.ops.show(*digest), self.ops.show(first));
+                Err(broke(
+                    format!(
+                        "{node} committed {mine} at n={seq} (view {view}), but {who} committed {theirs} there"
+                    ),
+                    format!(
+                        "{node} confirmó {mine} en n={seq} (vista {view}), pero {who} confirmó ahí {theirs}"
+                    ),
+                ))
+            }
             None => Ok(()),
         }
     }
@@ -189,7 +197,7 @@ impl Invariant<PbftNode> for PreparedAgreement {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let Some((
             node,
@@ -201,11 +209,17 @@ impl Invariant<PbftNode> for PreparedAgreement {
             return Ok(());
         };
         match self.prepared.report((*view, *seq), *digest, node) {
-            Some((first, who)) => Err(format!(
-                "{node} is prepared for {} at view {view}, n={seq}, but {who} is prepared for {} there",
-                self.ops.show(*digest),
-                self.ops.show(first)
-            )),
+            Some((first, who)) => {
+                let (mine, theirs) = (self.ops.show(*digest), self.ops.show(first));
+                Err(broke(
+                    format!(
+                        "{node} is prepared for {mine} at view {view}, n={seq}, but {who} is prepared for {theirs} there"
+                    ),
+                    format!(
+                        "{node} está preparado para {mine} en la vista {view}, n={seq}, pero {who} está preparado ahí para {theirs}"
+                    ),
+                ))
+            }
             None => Ok(()),
         }
     }
@@ -240,7 +254,7 @@ impl Invariant<PbftNode> for CommittedLocalImpliesCommitted {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         match self.correct.note(record) {
             Some((
                 node,
@@ -269,16 +283,23 @@ impl Invariant<PbftNode> for CommittedLocalImpliesCommitted {
                     return Ok(());
                 }
                 let names: Vec<&str> = who.into_iter().flatten().map(|s| s.as_ref()).collect();
-                Err(format!(
-                    "{node} committed n={seq} (view {view}) with {commits} commits, but only {n} \
-                     correct replica(s) are prepared for it ({}), not f + 1 = {}: a view change \
-                     could lose it",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    },
-                    self.correct.f + 1
+                let need = self.correct.f + 1;
+                let (names, nombres) = if names.is_empty() {
+                    ("none".to_string(), "ninguna".to_string())
+                } else {
+                    (names.join(", "), names.join(", "))
+                };
+                Err(broke(
+                    format!(
+                        "{node} committed n={seq} (view {view}) with {commits} commits, but only {n} \
+                         correct replica(s) are prepared for it ({names}), not f + 1 = {need}: a view \
+                         change could lose it"
+                    ),
+                    format!(
+                        "{node} confirmó n={seq} (vista {view}) con {commits} commits, pero solo {n} \
+                         réplica(s) correcta(s) están preparadas para ello ({nombres}), no f + 1 = \
+                         {need}: un cambio de vista podría perderlo"
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -321,7 +342,7 @@ impl Invariant<PbftNode> for SameExecutionOrder {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let (node, seq, digest) = match self.correct.note(record) {
             Some((node, PbftNote::Executed { seq, digest, .. })) => (node, seq, digest),
@@ -330,18 +351,25 @@ impl Invariant<PbftNode> for SameExecutionOrder {
         };
         let last = self.last.get(node).copied().unwrap_or(0);
         if *seq != last + 1 {
-            return Err(format!(
-                "{node} executed n={seq} ({}) right after n={last}: requests execute in sequence order",
-                self.ops.show(*digest)
+            let op = self.ops.show(*digest);
+            return Err(broke(
+                format!(
+                    "{node} executed n={seq} ({op}) right after n={last}: requests execute in sequence order"
+                ),
+                format!(
+                    "{node} ejecutó n={seq} ({op}) justo después de n={last}: las peticiones se ejecutan en orden de secuencia"
+                ),
             ));
         }
         self.last.insert(node.clone(), *seq);
         match self.at.report(*seq, *digest, node) {
-            Some((first, who)) => Err(format!(
-                "{node} executed {} at n={seq}, but {who} executed {} there",
-                self.ops.show(*digest),
-                self.ops.show(first)
-            )),
+            Some((first, who)) => {
+                let (mine, theirs) = (self.ops.show(*digest), self.ops.show(first));
+                Err(broke(
+                    format!("{node} executed {mine} at n={seq}, but {who} executed {theirs} there"),
+                    format!("{node} ejecutó {mine} en n={seq}, pero {who} ejecutó ahí {theirs}"),
+                ))
+            }
             None => Ok(()),
         }
     }
@@ -375,7 +403,7 @@ impl Invariant<PbftNode> for AcceptedResultWasExecuted {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         let Event::Note { node, note } = &record.event else {
             return Ok(());
         };
@@ -403,11 +431,18 @@ impl Invariant<PbftNode> for AcceptedResultWasExecuted {
                 {
                     return Ok(());
                 }
-                Err(format!(
-                    "{node} accepted {} for '{op}' (request {timestamp}) from {}, but no correct \
-                     replica executed that",
-                    crate::pbft::narrate::result(result, traces::Lang::En),
-                    replies.join(", ")
+                let from = replies.join(", ");
+                Err(broke(
+                    format!(
+                        "{node} accepted {} for '{op}' (request {timestamp}) from {from}, but no \
+                         correct replica executed that",
+                        crate::pbft::narrate::result(result, traces::Lang::En),
+                    ),
+                    format!(
+                        "{node} aceptó {} para '{op}' (petición {timestamp}) de {from}, pero \
+                         ninguna réplica correcta ejecutó eso",
+                        crate::pbft::narrate::result(result, traces::Lang::Es),
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -436,13 +471,19 @@ impl CommittedSurvivesViewChange {
         }
     }
 
-    fn carried(&self, node: &Name, view: View, seq: Seq, digest: Digest) -> Result<(), String> {
+    fn carried(&self, node: &Name, view: View, seq: Seq, digest: Digest) -> Result<(), Broken> {
         match self.committed.get(&seq) {
-            Some((kept, at, who)) if *at < view && *kept != digest => Err(format!(
-                "{node} has {} at n={seq} in view {view}, but {who} committed {} there in view {at}",
-                self.ops.show(digest),
-                self.ops.show(*kept)
-            )),
+            Some((kept, at, who)) if *at < view && *kept != digest => {
+                let (mine, theirs) = (self.ops.show(digest), self.ops.show(*kept));
+                Err(broke(
+                    format!(
+                        "{node} has {mine} at n={seq} in view {view}, but {who} committed {theirs} there in view {at}"
+                    ),
+                    format!(
+                        "{node} tiene {mine} en n={seq} en la vista {view}, pero {who} confirmó ahí {theirs} en la vista {at}"
+                    ),
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -463,7 +504,7 @@ impl Invariant<PbftNode> for CommittedSurvivesViewChange {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         match self.correct.note(record) {
             Some((

@@ -474,10 +474,24 @@ fn note_line(node: &str, note: &PbftNote, lang: Lang) -> String {
                 }
             }
         }
-        (N::NewViewRefused { view, from, why }, Lang::En) => {
+        (
+            N::NewViewRefused {
+                view, from, why, ..
+            },
+            Lang::En,
+        ) => {
             format!("REFUSES the new view {view} from {from}: {why}")
         }
-        (N::NewViewRefused { view, from, why }, Lang::Es) => {
+        (
+            N::NewViewRefused {
+                view,
+                from,
+                why,
+                why_es,
+            },
+            Lang::Es,
+        ) => {
+            let why = if why_es.is_empty() { why } else { why_es };
             format!("RECHAZO la nueva vista {view} de {from}: {why}")
         }
         (N::ExecutedNull { seq }, Lang::En) => {

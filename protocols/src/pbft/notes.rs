@@ -170,6 +170,9 @@ pub enum PbftNote {
         from: String,
         /// What did not check out.
         why: String,
+        /// The same in the course's Spanish (empty in traces written before it was kept).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        why_es: String,
     },
     /// Replica: executed the null request a new view put at `seq` (nothing happens).
     ExecutedNull {

@@ -22,6 +22,7 @@
 //! correct replicas, and any 2f + 1 view changes include one of them, whose certificate the
 //! new primary must re-propose at the same number.
 
+use crate::common::broke;
 use crate::pbft::msg::{
     Certificate, Checkpoint, NULL, NewView, PbftMsg, PrePrepare, Proposal, Request, Seq, View,
     ViewChange, digest_or_null,
@@ -30,6 +31,7 @@ use crate::pbft::notes::PbftNote;
 use crate::pbft::replica::Replica;
 use crate::pbft::setup::{Ctx, Handler, PbftTimer};
 use crate::pbft::sign::{Digest, Signed};
+use sim_core::Broken;
 use sim_core::{Duration, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -208,10 +210,13 @@ impl Replica {
     }
 
     /// Why a VIEW-CHANGE is not valid, if it is not.
-    fn check_view_change(&self, vc: &Signed<ViewChange>) -> Result<(), String> {
+    fn check_view_change(&self, vc: &Signed<ViewChange>) -> Result<(), Broken> {
         let body = vc.body();
         if !self.setup.is_replica(vc.signer()) {
-            return Err("it is not signed by a replica".into());
+            return Err(broke(
+                "it is not signed by a replica".into(),
+                "no la firma una réplica".into(),
+            ));
         }
         let n = self.setup.replicas as usize;
         let increasing = body
@@ -222,19 +227,27 @@ impl Replica {
             && body.prepared.len() as u64 <= self.setup.window
             && body.prepared.iter().all(|c| c.prepares.len() <= n);
         if !increasing || !sized {
-            return Err("its certificates are repeated, out of order or oversized".into());
+            return Err(broke(
+                "its certificates are repeated, out of order or oversized".into(),
+                "sus certificados están repetidos, desordenados o son demasiado grandes".into(),
+            ));
         }
         if !self.valid_proof(body.stable, &body.proof) {
-            return Err(format!("its checkpoint {} has no valid proof", body.stable));
+            let stable = body.stable;
+            return Err(broke(
+                format!("its checkpoint {stable} has no valid proof"),
+                format!("su checkpoint {stable} no tiene una prueba válida"),
+            ));
         }
         if let Some(c) = body
             .prepared
             .iter()
             .find(|c| !self.valid_certificate(c, body.stable, body.view))
         {
-            return Err(format!(
-                "its certificate for n={} does not check out",
-                c.pre_prepare.body().seq
+            let seq = c.pre_prepare.body().seq;
+            return Err(broke(
+                format!("its certificate for n={seq} does not check out"),
+                format!("su certificado para n={seq} no es válido"),
             ));
         }
         Ok(())
@@ -368,21 +381,22 @@ impl Replica {
     }
 
     /// Why a NEW-VIEW does not check out, if it does not.
-    fn check_new_view(&self, nv: &Signed<NewView>) -> Result<(), String> {
+    fn check_new_view(&self, nv: &Signed<NewView>) -> Result<(), Broken> {
         let body = nv.body();
         let signers: BTreeSet<NodeId> = body.view_changes.iter().map(Signed::signer).collect();
         if signers.len() < self.setup.quorum || signers.len() != body.view_changes.len() {
-            return Err(format!(
-                "it holds {} distinct view changes, not {}",
-                signers.len(),
-                self.setup.quorum
+            let (held, quorum) = (signers.len(), self.setup.quorum);
+            return Err(broke(
+                format!("it holds {held} distinct view changes, not {quorum}"),
+                format!("trae {held} view changes distintos, no {quorum}"),
             ));
         }
         for vc in &body.view_changes {
             if vc.body().view != body.view {
-                return Err(format!(
-                    "a view change in it is for view {}",
-                    vc.body().view
+                let other = vc.body().view;
+                return Err(broke(
+                    format!("a view change in it is for view {other}"),
+                    format!("uno de sus view changes es de la vista {other}"),
                 ));
             }
             self.check_view_change(vc)?;
@@ -394,16 +408,20 @@ impl Replica {
             .map(|(pp, request)| (pp.body().seq, pp.body().digest, request.clone()))
             .collect();
         if offered != derived {
-            return Err("its pre-prepares are not what its view changes give".into());
+            return Err(broke(
+                "its pre-prepares are not what its view changes give".into(),
+                "sus pre-prepares no son los que se deducen de sus view changes".into(),
+            ));
         }
         if let Some((pp, _)) = body.pre_prepares.iter().find(|(pp, request)| {
             pp.signer() != nv.signer()
                 || pp.body().view != body.view
                 || pp.body().digest != digest_or_null(request)
         }) {
-            return Err(format!(
-                "its pre-prepare for n={} is not its own",
-                pp.body().seq
+            let seq = pp.body().seq;
+            return Err(broke(
+                format!("its pre-prepare for n={seq} is not its own"),
+                format!("su pre-prepare para n={seq} no es suyo"),
             ));
         }
         Ok(())
@@ -417,9 +435,10 @@ impl Replica {
         }
         let primary = self.setup.primary(view);
         let verdict = if nv.signer() != primary {
-            Err(format!(
-                "the primary of view {view} is {}",
-                self.setup.name(primary)
+            let name = self.setup.name(primary);
+            Err(broke(
+                format!("the primary of view {view} is {name}"),
+                format!("el primario de la vista {view} es {name}"),
             ))
         } else if self.setup.bugs.enter_view_unverified {
             Ok(())
@@ -431,7 +450,8 @@ impl Replica {
             Err(why) => ctx.note(PbftNote::NewViewRefused {
                 view,
                 from: self.setup.name(nv.signer()).into(),
-                why,
+                why_es: why.translations.get("es").cloned().unwrap_or_default(),
+                why: why.text,
             }),
         }
     }

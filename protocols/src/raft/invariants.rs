@@ -6,10 +6,12 @@
 //! higher term is always adopted, a leader's log is at least as up to date as a majority's.
 //! Liveness, when the scenario gives a bound: a leader is in office soon after faults stop.
 
+use crate::common::broke;
 use crate::raft::log::LastEntry;
 use crate::raft::log_invariants::{Change, Logs};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
@@ -53,11 +55,16 @@ impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         if let Some((node, RaftNote::BecameLeader { term, .. })) = note(record) {
             if let Some(first) = self.leaders.get(term).filter(|first| *first != node) {
-                return Err(format!(
-                    "split brain: {node} became leader of term {term}, which {first} already leads"
+                return Err(broke(
+                    format!(
+                        "split brain: {node} became leader of term {term}, which {first} already leads"
+                    ),
+                    format!(
+                        "cerebro dividido: {node} es líder del término {term}, que ya lidera {first}"
+                    ),
                 ));
             }
             self.leaders.insert(*term, node.to_string());
@@ -83,7 +90,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let (node, term, candidate) = match note(record) {
             Some((node, RaftNote::BecameCandidate { term })) => (node, *term, node),
             Some((node, RaftNote::VoteGranted { term, candidate })) => (node, *term, &**candidate),
@@ -91,8 +98,11 @@ impl Invariant<RaftNode> for OneVotePerTerm {
         };
         let key = (node.to_string(), term);
         match self.votes.get(&key) {
-            Some(first) if first != candidate => Err(format!(
-                "{node} voted twice in term {term}: for {first}, then for {candidate}"
+            Some(first) if first != candidate => Err(broke(
+                format!("{node} voted twice in term {term}: for {first}, then for {candidate}"),
+                format!(
+                    "{node} votó dos veces en el término {term}: a {first} y después a {candidate}"
+                ),
             )),
             _ => {
                 self.votes.insert(key, candidate.to_string());
@@ -118,7 +128,7 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let Some((node, note)) = note(record) else {
             return Ok(());
         };
@@ -130,12 +140,21 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
         };
         self.terms.insert(node.to_string(), to.max(known));
         if from < known {
-            Err(format!(
-                "{node} is at term {from}, but it had reached term {known} (currentTerm must \
-                 survive restarts and only grow)"
+            Err(broke(
+                format!(
+                    "{node} is at term {from}, but it had reached term {known} (currentTerm must \
+                     survive restarts and only grow)"
+                ),
+                format!(
+                    "{node} está en el término {from}, pero ya había llegado al término {known} \
+                     (currentTerm debe sobrevivir a los reinicios y solo crecer)"
+                ),
             ))
         } else if to < from {
-            Err(format!("{node} went back from term {from} to term {to}"))
+            Err(broke(
+                format!("{node} went back from term {from} to term {to}"),
+                format!("{node} retrocedió del término {from} al término {to}"),
+            ))
         } else {
             Ok(())
         }
@@ -167,12 +186,17 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
             .map(|(node, _, term, kind, from)| (node, term, kind, from));
         hash_memory(&(&self.terms, pending), state);
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let result = match &self.pending {
             Some((node, step, term, kind, from)) if record.step != *step => {
-                let message = format!(
-                    "{node} received {kind} of term {term} from {from} and kept its term {}",
-                    self.terms.get(node).copied().unwrap_or(0)
+                let kept = self.terms.get(node).copied().unwrap_or(0);
+                let message = broke(
+                    format!(
+                        "{node} received {kind} of term {term} from {from} and kept its term {kept}"
+                    ),
+                    format!(
+                        "{node} recibió {kind} del término {term} de {from} y se quedó en su término {kept}"
+                    ),
                 );
                 self.pending = None;
                 Err(message)
@@ -230,10 +254,15 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
         }
         result
     }
-    fn finish(&mut self, _end: Instant) -> Result<(), String> {
+    fn finish(&mut self, _end: Instant) -> Result<(), Broken> {
         match self.pending.take() {
-            Some((node, _, term, kind, from)) => Err(format!(
-                "{node} received {kind} of term {term} from {from} and kept its lower term"
+            Some((node, _, term, kind, from)) => Err(broke(
+                format!(
+                    "{node} received {kind} of term {term} from {from} and kept its lower term"
+                ),
+                format!(
+                    "{node} recibió {kind} del término {term} de {from} y se quedó en su término menor"
+                ),
             )),
             None => Ok(()),
         }
@@ -269,7 +298,7 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         if let Change::Log { node, .. } = self.entries.observe(record) {
             let log = self.entries.of(node);
             let last = LastEntry {
@@ -309,11 +338,19 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
                     .filter(|(_, log)| !last_log.is_at_least_as_up_to_date_as(**log))
                     .map(|(name, log)| format!("{name} {log}"))
                     .collect();
-                Err(format!(
-                    "{node} leads term {term} with log {last_log}, behind {}: only {covered} of \
-                     {} logs are not ahead of it, a majority needs {majority}",
-                    ahead.join(", "),
-                    self.logs.len()
+                Err(broke(
+                    format!(
+                        "{node} leads term {term} with log {last_log}, behind {}: only {covered} of \
+                         {} logs are not ahead of it, a majority needs {majority}",
+                        ahead.join(", "),
+                        self.logs.len()
+                    ),
+                    format!(
+                        "{node} lidera el término {term} con el log {last_log}, por detrás de {}: \
+                         solo {covered} de {} logs no le van por delante, y una mayoría necesita {majority}",
+                        ahead.join(", "),
+                        self.logs.len()
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -352,13 +389,19 @@ impl LeaderWithin {
         self.leaders.values().any(|&t| t == self.max_term)
     }
 
-    fn late(&mut self, now: Instant) -> Result<(), String> {
+    fn late(&mut self, now: Instant) -> Result<(), Broken> {
         match self.since {
             Some(since) if now > since + self.bound && !self.has_leader() => {
                 self.since = None; // Report a window once.
-                Err(format!(
-                    "no leader of term {} in office {} after the last fault at {since}",
-                    self.max_term, self.bound
+                Err(broke(
+                    format!(
+                        "no leader of term {} in office {} after the last fault at {since}",
+                        self.max_term, self.bound
+                    ),
+                    format!(
+                        "ningún líder del término {} en el cargo {} después del último fallo, a los {since}",
+                        self.max_term, self.bound
+                    ),
                 ))
             }
             _ => Ok(()),
@@ -376,7 +419,7 @@ impl Invariant<RaftNode> for LeaderWithin {
             state,
         );
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let result = self.late(record.time);
         match &record.event {
             Event::Fault { fault } => {
@@ -417,7 +460,7 @@ impl Invariant<RaftNode> for LeaderWithin {
         }
         result
     }
-    fn finish(&mut self, end: Instant) -> Result<(), String> {
+    fn finish(&mut self, end: Instant) -> Result<(), Broken> {
         self.late(end)
     }
 }

@@ -5,9 +5,11 @@
 //! starts with, each entry a leader appends, each change an AppendEntries makes), so `dsim
 //! check` re-runs them on a trace file. Election safety is in [`crate::raft::invariants`].
 
+use crate::common::broke;
 use crate::raft::log::Entry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::{Event, Fault, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
@@ -117,14 +119,20 @@ impl Invariant<RaftNode> for LeaderAppendOnly {
     fn reads(&self) -> Kinds {
         Kinds::NOTE.or(Kinds::FAULT)
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         match self.logs.observe(record) {
             Change::Log { node, dropped } if dropped > 0 => match self.logs.leads(node) {
                 Some(term) => {
                     let kept = self.logs.of(node).len() as u64;
-                    Err(format!(
-                        "{node}, leader of term {term}, deleted {dropped} entries of its own \
-                         log after index {kept}"
+                    Err(broke(
+                        format!(
+                            "{node}, leader of term {term}, deleted {dropped} entries of its own \
+                             log after index {kept}"
+                        ),
+                        format!(
+                            "{node}, líder del término {term}, borró {dropped} entradas de su \
+                             propio log después del índice {kept}"
+                        ),
                     ))
                 }
                 None => Ok(()),
@@ -151,7 +159,7 @@ impl Invariant<RaftNode> for LogMatching {
     fn reads(&self) -> Kinds {
         Kinds::NOTE.or(Kinds::FAULT)
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let Change::Log { node, .. } = self.logs.observe(record) else {
             return Ok(());
         };
@@ -170,18 +178,21 @@ impl Invariant<RaftNode> for LogMatching {
 
 /// Where two logs break log matching: the highest index with the same term whose prefixes
 /// differ.
-fn mismatch(a: &str, la: &[Entry], b: &str, lb: &[Entry]) -> Option<String> {
+fn mismatch(a: &str, la: &[Entry], b: &str, lb: &[Entry]) -> Option<Broken> {
     let shared = la.len().min(lb.len());
     let same = (0..shared).rev().find(|&k| la[k].term == lb[k].term)?;
     let differ = (0..=same).find(|&k| la[k] != lb[k])?;
-    Some(format!(
-        "{a} and {b} both hold an entry of term {} at index {}, but their logs differ at index \
-         {}: {} in {a}, {} in {b}",
-        la[same].term,
-        same + 1,
-        differ + 1,
-        la[differ],
-        lb[differ]
+    let (term, at, differ_at) = (la[same].term, same + 1, differ + 1);
+    let (ea, eb) = (&la[differ], &lb[differ]);
+    Some(broke(
+        format!(
+            "{a} and {b} both hold an entry of term {term} at index {at}, but their logs differ \
+             at index {differ_at}: {ea} in {a}, {eb} in {b}"
+        ),
+        format!(
+            "{a} y {b} tienen una entrada del término {term} en el índice {at}, pero sus logs \
+             difieren en el índice {differ_at}: {ea} en {a}, {eb} en {b}"
+        ),
     ))
 }
 
@@ -204,7 +215,7 @@ impl Invariant<RaftNode> for LeaderCompleteness {
     fn reads(&self) -> Kinds {
         Kinds::NOTE.or(Kinds::FAULT)
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         if let Event::Note {
             node,
             note: RaftNote::Committed { index, term, .. },
@@ -240,7 +251,7 @@ impl Invariant<RaftNode> for LeaderCompleteness {
 impl LeaderCompleteness {
     /// Whether `node`, leader of `term`, holds the committed entries at `indexes` that were
     /// committed in a lower term.
-    fn holds_committed(&self, node: &str, term: u64, indexes: &[u64]) -> Result<(), String> {
+    fn holds_committed(&self, node: &str, term: u64, indexes: &[u64]) -> Result<(), Broken> {
         let log = self.logs.of(node);
         for index in indexes {
             let Some((entry, in_term)) = self.committed.get(index) else {
@@ -249,9 +260,16 @@ impl LeaderCompleteness {
             let at = usize::try_from(index - 1).ok().and_then(|i| log.get(i));
             if *in_term < term && at != Some(entry) {
                 let has = at.map_or_else(|| "nothing".to_string(), |e| e.to_string());
-                return Err(format!(
-                    "{node}, leader of term {term}, lacks entry {index} ({entry}), committed in \
-                     term {in_term}: its log has {has} there"
+                let tiene = at.map_or_else(|| "nada".to_string(), |e| e.to_string());
+                return Err(broke(
+                    format!(
+                        "{node}, leader of term {term}, lacks entry {index} ({entry}), committed in \
+                         term {in_term}: its log has {has} there"
+                    ),
+                    format!(
+                        "a {node}, líder del término {term}, le falta la entrada {index} ({entry}), \
+                         confirmada en el término {in_term}: su log tiene ahí {tiene}"
+                    ),
                 ));
             }
         }
@@ -278,7 +296,7 @@ impl Invariant<RaftNode> for StateMachineSafety {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let Event::Note {
             node,
             note: RaftNote::Applied { first, entries },
@@ -289,8 +307,13 @@ impl Invariant<RaftNode> for StateMachineSafety {
         for (index, entry) in (*first..).zip(entries) {
             match self.applied.get(&index) {
                 Some((earlier, by)) if earlier != entry => {
-                    return Err(format!(
-                        "{node} applied {entry} at index {index}, but {by} applied {earlier} there"
+                    return Err(broke(
+                        format!(
+                            "{node} applied {entry} at index {index}, but {by} applied {earlier} there"
+                        ),
+                        format!(
+                            "{node} aplicó {entry} en el índice {index}, pero {by} aplicó ahí {earlier}"
+                        ),
                     ));
                 }
                 Some(_) => {}

@@ -382,9 +382,13 @@ fn leader(term: u64, t: u64, i: u64) -> RaftNote {
 fn run(inv: &mut dyn Invariant<RaftNode>, records: &[Record<RaftNode>]) -> Vec<String> {
     let mut errors: Vec<String> = records
         .iter()
-        .filter_map(|r| inv.observe(r).err())
+        .filter_map(|r| inv.observe(r).err().map(|b| b.text))
         .collect();
-    errors.extend(inv.finish(Instant::from_millis(10_000)).err());
+    errors.extend(
+        inv.finish(Instant::from_millis(10_000))
+            .err()
+            .map(|b| b.text),
+    );
     errors
 }
 
@@ -616,7 +620,7 @@ fn the_stale_leader_check_follows_logs_as_they_change() {
     feed(&mut check, "a", stored("c", 2, 0, &[4, 4])).unwrap();
     feed(&mut check, "d", stored("c", 2, 0, &[4, 4])).unwrap();
     feed(&mut check, "e", stored("c", 2, 0, &[4, 4])).unwrap();
-    let err = feed(&mut check, "b", leader(5, 3, 3)).unwrap_err();
+    let err = feed(&mut check, "b", leader(5, 3, 3)).unwrap_err().text;
     assert!(err.contains("b leads term 5 with log (3,3)"), "{err}");
 }
 
@@ -656,7 +660,7 @@ fn leader_completeness_binds_a_leader_elected_before_the_commit() {
             by: None,
         },
     );
-    let err = check.observe(&commit).unwrap_err();
+    let err = check.observe(&commit).unwrap_err().text;
     assert!(err.contains("s2, leader of term 3, lacks entry 2"), "{err}");
 }
 

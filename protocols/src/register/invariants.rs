@@ -1,7 +1,9 @@
 //! The register's one invariant: the clients' history is linearizable.
 
+use crate::common::broke;
 use crate::linearizability::{History, Register};
 use crate::register::node::{RegisterNode, RegisterNote};
+use sim_core::Broken;
 use sim_core::check::hash_memory;
 use sim_core::trace::{Event, Record};
 use sim_core::{Invariant, Kinds, Name};
@@ -63,7 +65,7 @@ impl Invariant<RegisterNode> for Linearizable {
         Kinds::NOTE
     }
 
-    fn observe(&mut self, record: &Record<RegisterNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RegisterNode>) -> Result<(), Broken> {
         let Event::Note { node, note } = &record.event else {
             return Ok(());
         };
@@ -80,7 +82,10 @@ impl Invariant<RegisterNode> for Linearizable {
         };
         self.hash = sim_core::hash::stable_hash(&*self.history);
         if let Some(why) = self.history.malformed() {
-            return Err(format!("the clients' history is malformed: {why}"));
+            return Err(broke(
+                format!("the clients' history is malformed: {why}"),
+                format!("el historial de los clientes está mal formado: {why}"),
+            ));
         }
         // An invocation cannot make a linearizable history not so (a pending operation may
         // be left out), so only a return needs the search.
@@ -90,10 +95,16 @@ impl Invariant<RegisterNode> for Linearizable {
         if linearizable(self.hash, &self.history) {
             Ok(())
         } else {
-            Err(format!(
-                "no order of the clients' operations explains what they saw (not \
-                 linearizable): {}",
-                self.history.describe()
+            let history = self.history.describe();
+            Err(broke(
+                format!(
+                    "no order of the clients' operations explains what they saw (not \
+                     linearizable): {history}"
+                ),
+                format!(
+                    "ningún orden de las operaciones de los clientes explica lo que vieron (no \
+                     es linealizable): {history}"
+                ),
             ))
         }
     }

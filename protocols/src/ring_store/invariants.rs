@@ -19,11 +19,13 @@
 //!   over (sent a `Handoff`) within it. A home that is down, paused or cut off keeps the hint
 //!   waiting legally; a stand-in that stops trying does not.
 
+use crate::common::{broke, broke_all};
 use crate::ring_store::RingNode;
 use crate::ring_store::config::RingConfig;
 use crate::ring_store::map::{Change, Map};
 use crate::ring_store::msg::RingMsg;
 use crate::ring_store::notes::RingNote;
+use sim_core::Broken;
 use sim_core::{Event, Fault, Instant, Invariant, Kinds, NodeId, Record};
 use std::collections::BTreeMap;
 
@@ -93,10 +95,17 @@ impl Ledger {
         self.acked.iter()
     }
 
-    fn lost(&self, key: &str) -> Option<String> {
+    fn lost(&self, key: &str) -> Option<Broken> {
         let (acked, newest) = (self.acked(key), self.newest(key));
         (newest < acked).then(|| {
-            format!("{key} v{acked} was confirmed, but the newest copy any node holds is v{newest}")
+            broke(
+                format!(
+                    "{key} v{acked} was confirmed, but the newest copy any node holds is v{newest}"
+                ),
+                format!(
+                    "{key} v{acked} fue confirmada, pero la copia más nueva que guarda algún nodo es v{newest}"
+                ),
+            )
         })
     }
 }
@@ -125,7 +134,7 @@ impl Invariant<RingNode> for NoAckedWriteLost {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), Broken> {
         let Some(n) = note(record) else { return Ok(()) };
         if let RingNote::WriteStarted { key, version, .. } = n {
             let acked = self.ledger.acked(key);
@@ -141,8 +150,13 @@ impl Invariant<RingNode> for NoAckedWriteLost {
         } = n
             && let Some(above) = self.shadowed.remove(&(key.clone(), *version))
         {
-            return Err(format!(
-                "{key} v{version} '{value}' was confirmed, but v{above} was confirmed before it started: the newer version shadows it and no read will return it"
+            return Err(broke(
+                format!(
+                    "{key} v{version} '{value}' was confirmed, but v{above} was confirmed before it started: the newer version shadows it and no read will return it"
+                ),
+                format!(
+                    "{key} v{version} '{value}' fue confirmada, pero v{above} se confirmó antes de que empezara: la versión más nueva la oculta y ninguna lectura la devolverá"
+                ),
             ));
         }
         if let RingNote::Acked {
@@ -154,20 +168,29 @@ impl Invariant<RingNode> for NoAckedWriteLost {
             && let Some(first) = self.values.insert((key.clone(), *version), value.clone())
             && first != *value
         {
-            return Err(format!(
-                "{key} v{version} was confirmed twice with different values ('{first}', then '{value}'): replicas keep whichever reached them first, so one confirmed write is lost"
+            return Err(broke(
+                format!(
+                    "{key} v{version} was confirmed twice with different values ('{first}', then '{value}'): replicas keep whichever reached them first, so one confirmed write is lost"
+                ),
+                format!(
+                    "{key} v{version} se confirmó dos veces con valores distintos ('{first}' y después '{value}'): cada réplica guarda el que le llegó antes, así que se pierde una escritura confirmada"
+                ),
             ));
         }
         self.ledger.observe(n);
         if let RingNote::Deleted { key, node, .. } = n
             && let Some(why) = self.ledger.lost(key)
         {
-            return Err(format!("{why} ({node} dropped the last copy)"));
+            let es = why.translations.get("es").cloned().unwrap_or_default();
+            return Err(broke(
+                format!("{} ({node} dropped the last copy)", why.text),
+                format!("{es} ({node} borró la última copia)"),
+            ));
         }
         Ok(())
     }
-    fn finish(&mut self, _end: Instant) -> Result<(), String> {
-        let lost: Vec<String> = self
+    fn finish(&mut self, _end: Instant) -> Result<(), Broken> {
+        let lost: Vec<Broken> = self
             .ledger
             .confirmed()
             .filter_map(|(k, _)| self.ledger.lost(k))
@@ -175,7 +198,7 @@ impl Invariant<RingNode> for NoAckedWriteLost {
         if lost.is_empty() {
             Ok(())
         } else {
-            Err(lost.join("; "))
+            Err(broke_all(lost))
         }
     }
 }
@@ -197,7 +220,7 @@ impl Invariant<RingNode> for ReadYourLatestAck {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), Broken> {
         let node = match &record.event {
             Event::Note { node, .. } => node.to_string(),
             _ => String::new(),
@@ -230,15 +253,25 @@ impl Invariant<RingNode> for ReadYourLatestAck {
                 if let Some(acked) = self.values.get(&(key.clone(), *version))
                     && acked != value
                 {
-                    return Err(format!(
-                        "{key} v{version} was confirmed as '{acked}', but a read returned v{version} '{value}' (from {})",
-                        from.join(", ")
+                    let from = from.join(", ");
+                    return Err(broke(
+                        format!(
+                            "{key} v{version} was confirmed as '{acked}', but a read returned v{version} '{value}' (from {from})"
+                        ),
+                        format!(
+                            "{key} v{version} se confirmó como '{acked}', pero una lectura devolvió v{version} '{value}' (de {from})"
+                        ),
                     ));
                 }
                 if *version < floor {
-                    return Err(format!(
-                        "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {})",
-                        from.join(", ")
+                    let from = from.join(", ");
+                    return Err(broke(
+                        format!(
+                            "stale read: {key} v{floor} was confirmed before the read started, but the read returned v{version} (from {from})"
+                        ),
+                        format!(
+                            "lectura obsoleta: {key} v{floor} se confirmó antes de empezar la lectura, pero la lectura devolvió v{version} (de {from})"
+                        ),
                     ));
                 }
             }
@@ -278,13 +311,16 @@ impl Invariant<RingNode> for OwnershipTotal {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
-    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), Broken> {
         let Some(n) = note(record) else { return Ok(()) };
         self.ledger.observe(n);
         match n {
             RingNote::Split { at, to, .. } => {
                 let Some(pos) = self.names.iter().position(|x| x == to) else {
-                    return Err(format!("a range split to unknown node {to}"));
+                    return Err(broke(
+                        format!("a range split to unknown node {to}"),
+                        format!("un rango se dividió hacia un nodo desconocido, {to}"),
+                    ));
                 };
                 self.pending = Some(Change::Split {
                     at: *at,
@@ -294,7 +330,10 @@ impl Invariant<RingNode> for OwnershipTotal {
             RingNote::OwnershipChanged { change, .. } if change.starts_with("split") => {}
             RingNote::OwnershipChanged { change, node, .. } => {
                 let Some(pos) = self.names.iter().position(|x| x == node) else {
-                    return Err(format!("ownership changed for unknown node {node}"));
+                    return Err(broke(
+                        format!("ownership changed for unknown node {node}"),
+                        format!("cambió la propiedad de un nodo desconocido, {node}"),
+                    ));
                 };
                 let id = NodeId(pos as u32);
                 self.pending = Some(if change.starts_with("join") {
@@ -313,10 +352,14 @@ impl Invariant<RingNode> for OwnershipTotal {
                     distinct.sort();
                     distinct.dedup();
                     if distinct.len() != self.rf || !homes.iter().all(|h| self.map.is_member(*h)) {
-                        return Err(format!(
-                            "after epoch {epoch}, {key} has {} distinct home replicas on the ring, not RF = {}",
-                            distinct.len(),
-                            self.rf
+                        let (homes, rf) = (distinct.len(), self.rf);
+                        return Err(broke(
+                            format!(
+                                "after epoch {epoch}, {key} has {homes} distinct home replicas on the ring, not RF = {rf}"
+                            ),
+                            format!(
+                                "tras la época {epoch}, {key} tiene {homes} réplicas propias distintas en el anillo, no RF = {rf}"
+                            ),
                         ));
                     }
                     let held = homes
@@ -327,9 +370,14 @@ impl Invariant<RingNode> for OwnershipTotal {
                             .iter()
                             .map(|h| self.names[h.index()].as_str())
                             .collect();
-                        return Err(format!(
-                            "after epoch {epoch}, none of {key}'s homes ({}) holds its confirmed v{version}",
-                            names.join(", ")
+                        let names = names.join(", ");
+                        return Err(broke(
+                            format!(
+                                "after epoch {epoch}, none of {key}'s homes ({names}) holds its confirmed v{version}"
+                            ),
+                            format!(
+                                "tras la época {epoch}, ninguna de las réplicas de {key} ({names}) guarda su v{version} confirmada"
+                            ),
                         ));
                     }
                 }
@@ -432,7 +480,7 @@ impl Invariant<RingNode> for HintsDelivered {
             state,
         );
     }
-    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), String> {
+    fn observe(&mut self, record: &Record<RingNode>) -> Result<(), Broken> {
         let now = record.time;
         match &record.event {
             Event::Fault {
@@ -467,14 +515,19 @@ impl Invariant<RingNode> for HintsDelivered {
         }
         Ok(())
     }
-    fn finish(&mut self, end: Instant) -> Result<(), String> {
+    fn finish(&mut self, end: Instant) -> Result<(), Broken> {
         let late = |t: Instant| end.saturating_since(t).as_millis() >= self.grace_ms;
         let mut overdue = Vec::new();
         for (slot, &(v, kept)) in &self.held {
             let (standin, home, key) = slot;
             if self.acked.get(slot).is_some_and(|&a| a >= v) {
-                overdue.push(format!(
-                    "{standin} still holds the hint {key} v{v} for {home}, which acknowledged it"
+                overdue.push(broke(
+                    format!(
+                        "{standin} still holds the hint {key} v{v} for {home}, which acknowledged it"
+                    ),
+                    format!(
+                        "{standin} aún guarda el hint {key} v{v} para {home}, que ya lo confirmó"
+                    ),
                 ));
                 continue;
             }
@@ -485,16 +538,21 @@ impl Invariant<RingNode> for HintsDelivered {
                 .unwrap_or(Some(Instant::ZERO));
             let idle = self.tried.get(slot).is_none_or(|&t| late(t));
             if up.is_some_and(late) && late(kept) && idle {
-                overdue.push(format!(
-                    "{standin} holds the hint {key} v{v} for {home} and has not tried to hand it over for {} ms while up",
-                    self.grace_ms
+                let grace = self.grace_ms;
+                overdue.push(broke(
+                    format!(
+                        "{standin} holds the hint {key} v{v} for {home} and has not tried to hand it over for {grace} ms while up"
+                    ),
+                    format!(
+                        "{standin} guarda el hint {key} v{v} para {home} y lleva {grace} ms activo sin intentar entregarlo"
+                    ),
                 ));
             }
         }
         if overdue.is_empty() {
             Ok(())
         } else {
-            Err(overdue.join("; "))
+            Err(broke_all(overdue))
         }
     }
 }

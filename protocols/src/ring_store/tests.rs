@@ -137,7 +137,7 @@ fn checkers_flag_two_values_under_one_version() {
         lost.observe(&rec(2, "n0", acked("a"))).is_ok(),
         "same value"
     );
-    let err = lost.observe(&rec(3, "n6", acked("b"))).unwrap_err();
+    let err = lost.observe(&rec(3, "n6", acked("b"))).unwrap_err().text;
     assert!(err.contains("'a'") && err.contains("'b'"), "{err}");
     let mut reads = ReadYourLatestAck::default();
     assert!(reads.observe(&rec(1, "n0", acked("a"))).is_ok());
@@ -153,7 +153,7 @@ fn checkers_flag_two_values_under_one_version() {
         value: "b".into(),
         from: vec!["n2".into()],
     };
-    let err = reads.observe(&rec(3, "n0", result)).unwrap_err();
+    let err = reads.observe(&rec(3, "n0", result)).unwrap_err().text;
     assert!(err.contains("'a'") && err.contains("'b'"), "{err}");
 }
 
@@ -274,7 +274,7 @@ fn read_your_latest_ack_fires_only_for_reads_started_after_the_ack() {
         "concurrent read"
     );
     assert!(inv.observe(&rec(4, "coord", started(2))).is_ok());
-    let err = inv.observe(&rec(5, "coord", result(2))).unwrap_err();
+    let err = inv.observe(&rec(5, "coord", result(2))).unwrap_err().text;
     assert!(err.contains("v2") && err.contains("v1"), "{err}");
 }
 

@@ -582,6 +582,7 @@ impl<A: Actor> Sim<A> {
                 event: Event::Violation {
                     invariant: Cow::Owned(v.invariant),
                     message: v.message,
+                    translations: v.translations,
                 },
             };
             self.keep(record);

@@ -13,14 +13,15 @@ use protocols::partition::measure;
 use protocols::partition::placement::{ModN, NodeId, RangePartition, Ring};
 use serde_json::json;
 use std::path::PathBuf;
+use traces::Lang;
 
 fn parse_hash(s: &str) -> Result<HashFn, String> {
     s.parse()
 }
 
 /// `dsim ring lesson`.
-pub(crate) fn lesson(as_json: bool, lang: traces::Lang) -> Result<u8, CliError> {
-    let es = lang == traces::Lang::Es;
+pub(crate) fn lesson(as_json: bool, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     // The line in the language asked for.
     let say = |en: String, es_text: String| if es { es_text } else { en };
     let keys = lesson_keys();
@@ -230,7 +231,8 @@ fn parse_position(text: &str, space: u64) -> Result<(String, u64), CliError> {
 }
 
 /// `dsim ring toy`.
-pub(crate) fn toy(args: &ToyArgs) -> Result<u8, CliError> {
+pub(crate) fn toy(args: &ToyArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     if args.space == 0 {
         return Err(CliError::bad_input(
             "--space must be at least 1, e.g. --space 100",
@@ -302,25 +304,36 @@ pub(crate) fn toy(args: &ToyArgs) -> Result<u8, CliError> {
     let base: Vec<String> = args
         .positions
         .iter()
-        .map(|p| p.replace('=', " at "))
+        .map(|p| p.replace('=', if es { " en " } else { " at " }))
         .collect();
-    out!(
-        "ring 0..{}: {} (a key goes to the first node at or after it, wrapping: text 004's arcs (a,b])",
-        args.space - 1,
-        base.join(", ")
-    );
+    let (last, base) = (args.space - 1, base.join(", "));
+    if es {
+        out!(
+            "anillo 0..{last}: {base} (una clave va al primer nodo en su posición o después, dando la vuelta: los arcos (a,b] del texto 004)"
+        );
+    } else {
+        out!(
+            "ring 0..{last}: {base} (a key goes to the first node at or after it, wrapping: text 004's arcs (a,b])"
+        );
+    }
+    let key = if es { "clave" } else { "key" };
     for (k, o) in args.keys.iter().zip(&first) {
-        out!("  key {k:>3} -> {o}");
+        out!("  {key} {k:>3} -> {o}");
     }
     if let (Some(second), Some(j)) = (&second, &args.join) {
-        out!("{} joins:", j.replace('=', " at "));
+        if es {
+            out!("entra {}:", j.replace('=', " en "));
+        } else {
+            out!("{} joins:", j.replace('=', " at "));
+        }
         for ((k, o), n) in args.keys.iter().zip(&first).zip(second) {
-            let note = if n == o {
-                "(no change)".to_string()
-            } else {
-                format!("(was {o}: moves)")
+            let note = match (n == o, es) {
+                (true, false) => "(no change)".to_string(),
+                (true, true) => "(sin cambio)".to_string(),
+                (false, false) => format!("(was {o}: moves)"),
+                (false, true) => format!("(era {o}: se mueve)"),
             };
-            out!("  key {k:>3} -> {n}  {note}");
+            out!("  {key} {k:>3} -> {n}  {note}");
         }
     }
     Ok(OK)
@@ -359,7 +372,8 @@ fn sorted_hashes(keys: &KeySet) -> Vec<u64> {
 }
 
 /// `dsim ring sweep-vnodes`.
-pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
+pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     if args.nodes == 0 || args.vnodes_list.is_empty() || args.vnodes_list.contains(&0) {
         return Err(CliError::bad_input(
             "--nodes and every --vnodes-list entry must be at least 1, e.g. --nodes 10 --vnodes-list 1,10,100",
@@ -432,15 +446,23 @@ pub(crate) fn sweep_vnodes(args: &SweepVnodesArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"nodes": args.nodes, "keys": keys.len(), "rows": out}));
     }
-    out!(
-        "{} nodes, {} keys, hash {}",
-        args.nodes,
-        keys.len(),
-        args.hash
-    );
-    out!("{:>7}  {:>9}  {:>9}", "vnodes", "imbalance", "deviation");
+    let (nodes, count, hash) = (args.nodes, keys.len(), args.hash);
+    let (imbalance, deviation) = if es {
+        out!("{nodes} nodos, {count} claves, hash {hash}");
+        ("desequilibrio", "desviación")
+    } else {
+        out!("{nodes} nodes, {count} keys, hash {hash}");
+        ("imbalance", "deviation")
+    };
+    let (wi, wd) = (imbalance.chars().count(), deviation.chars().count());
+    out!("{:>7}  {imbalance:>wi$}  {deviation:>wd$}", "vnodes");
     for (v, b) in &rows {
-        out!("{v:>7}  {:>9.3}  {:>7.1} %", b.imbalance, b.deviation_pct);
+        let pct = wd - 2;
+        out!(
+            "{v:>7}  {:>wi$.3}  {:>pct$.1} %",
+            b.imbalance,
+            b.deviation_pct
+        );
     }
     Ok(OK)
 }
@@ -471,7 +493,8 @@ pub(crate) struct SweepNodesArgs {
 }
 
 /// `dsim ring sweep-nodes`.
-pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
+pub(crate) fn sweep_nodes(args: &SweepNodesArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     if args.from == 0 || args.to < args.from || args.to > 4096 || args.vnodes == 0 {
         return Err(CliError::bad_input(
             "need 1 <= --from <= --to <= 4096 and --vnodes >= 1, e.g. --from 2 --to 32 --vnodes 150",
@@ -541,12 +564,14 @@ pub(crate) fn sweep_nodes(args: &SweepNodesArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"vnodes": args.vnodes, "keys": keys.len(), "rows": out}));
     }
-    out!(
-        "{} keys, ring with {} vnodes, hash {}: share moved by N -> N+1",
-        keys.len(),
-        args.vnodes,
-        args.hash
-    );
+    let (count, vnodes, hash) = (keys.len(), args.vnodes, args.hash);
+    if es {
+        out!(
+            "{count} claves, ring con {vnodes} vnodes, hash {hash}: parte que se mueve de N -> N+1"
+        );
+    } else {
+        out!("{count} keys, ring with {vnodes} vnodes, hash {hash}: share moved by N -> N+1");
+    }
     out!("{:>4}  {:>7}  {:>7}  {:>7}", "N", "mod", "ring", "ideal");
     for r in &rows {
         out!(
@@ -580,7 +605,8 @@ pub(crate) struct HotspotArgs {
 }
 
 /// `dsim ring hotspot`.
-pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
+pub(crate) fn hotspot(args: &HotspotArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     let g = &args.gen_args;
     g.check(true)?;
     if args.nodes_list.is_empty() || args.nodes_list.contains(&0) {
@@ -632,14 +658,16 @@ pub(crate) fn hotspot(args: &HotspotArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"keys": g.count, "rows": out}));
     }
-    out!(
-        "{} keys, {} % in the top {} % of 0..{}: busiest node / mean",
-        g.count,
-        g.hot,
-        g.top,
-        g.space
-    );
-    out!("{:>5}  {:>6}  {:>6}", "nodes", "range", "hash");
+    let (count, hot, top, space) = (g.count, g.hot, g.top, g.space);
+    if es {
+        out!(
+            "{count} claves, el {hot} % en el {top} % superior de 0..{space}: nodo más cargado / media"
+        );
+        out!("{:>5}  {:>6}  {:>6}", "nodos", "rangos", "hash");
+    } else {
+        out!("{count} keys, {hot} % in the top {top} % of 0..{space}: busiest node / mean");
+        out!("{:>5}  {:>6}  {:>6}", "nodes", "range", "hash");
+    }
     for r in &rows {
         out!("{:>5}  {:>6.2}  {:>6.2}", r.0, r.1, r.2);
     }
@@ -676,7 +704,8 @@ pub(crate) struct DurabilityArgs {
 }
 
 /// `dsim ring durability`.
-pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
+pub(crate) fn durability(args: &DurabilityArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     if !(0.0..=1.0).contains(&args.p)
         || args.rf.is_empty()
         || args.rf.iter().any(|&r| r == 0 || r > args.nodes)
@@ -735,14 +764,24 @@ pub(crate) fn durability(args: &DurabilityArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"p": args.p, "nodes": args.nodes, "rows": out}));
     }
-    out!(
-        "{} nodes failing independently with p = {}; {} partitions x {} trials",
-        args.nodes,
-        args.p,
-        args.partitions,
-        args.trials
-    );
-    out!("{:>3}  {:>9}  {:>9}  {:>5}", "RF", "loss", "p^RF", "cost");
+    let (nodes, p, partitions, trials) = (args.nodes, args.p, args.partitions, args.trials);
+    if es {
+        out!(
+            "{nodes} nodos que fallan de forma independiente con p = {p}; {partitions} particiones x {trials} pruebas"
+        );
+        out!(
+            "{:>3}  {:>9}  {:>9}  {:>5}",
+            "RF",
+            "pérdida",
+            "p^RF",
+            "coste"
+        );
+    } else {
+        out!(
+            "{nodes} nodes failing independently with p = {p}; {partitions} partitions x {trials} trials"
+        );
+        out!("{:>3}  {:>9}  {:>9}  {:>5}", "RF", "loss", "p^RF", "cost");
+    }
     for r in &rows {
         out!(
             "{:>3}  {:>7.3} %  {:>7.3} %  {:>4}x",
@@ -785,7 +824,8 @@ pub(crate) struct MapreduceArgs {
 }
 
 /// `dsim ring mapreduce`.
-pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
+pub(crate) fn mapreduce(args: &MapreduceArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     if args.words == 0
         || args.vocabulary == 0
         || args.workers.is_empty()
@@ -853,23 +893,37 @@ pub(crate) fn mapreduce(args: &MapreduceArgs) -> Result<u8, CliError> {
             .collect();
         return print_json(&json!({"words": args.words, "top_word_share": floor, "rows": out}));
     }
-    out!(
-        "most frequent words of {} (Zipf s = {}):",
-        args.words,
-        args.zipf_s
-    );
+    let (words, s) = (args.words, args.zipf_s);
+    if es {
+        out!("palabras más frecuentes de {words} (Zipf s = {s}):");
+    } else {
+        out!("most frequent words of {words} (Zipf s = {s}):");
+    }
     let mut top: Vec<(usize, u64)> = counts.iter().copied().enumerate().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for (w, c) in top.iter().take(5) {
         out!("  {}  {c:>6}", name(*w));
     }
-    out!(
-        "the hottest word is {:.1} % of all words: no shuffle gets the makespan below that",
-        floor * 100.0
-    );
-    out!("{:>7}  {:>8}  {:>8}", "workers", "makespan", "ideal");
+    let hottest = floor * 100.0;
+    if es {
+        out!(
+            "la palabra más caliente es el {hottest:.1} % de todas: ningún reparto baja el makespan de eso"
+        );
+    } else {
+        out!(
+            "the hottest word is {hottest:.1} % of all words: no shuffle gets the makespan below that"
+        );
+    }
+    let workers = if es { "trabajadores" } else { "workers" };
+    let w = workers.len();
+    out!("{workers:>w$}  {:>8}  {:>8}", "makespan", "ideal");
     for r in &rows {
-        out!("{:>7}  {:>6.2} %  {:>6.2} %", r.0, r.1 * 100.0, r.2 * 100.0);
+        out!(
+            "{:>w$}  {:>6.2} %  {:>6.2} %",
+            r.0,
+            r.1 * 100.0,
+            r.2 * 100.0
+        );
     }
     Ok(OK)
 }

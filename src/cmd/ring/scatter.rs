@@ -9,6 +9,7 @@ use protocols::partition::scatter::{AnswerTimes, FanOut, predicted_share, simula
 use serde_json::json;
 use sim_core::Ratio;
 use std::path::PathBuf;
+use traces::Lang;
 
 /// Partition answers drawn over one run: queries x the sum of the fan-outs.
 const DRAWS: u64 = 500_000_000;
@@ -71,7 +72,8 @@ fn row_json(times: &AnswerTimes, f: &FanOut) -> serde_json::Value {
 }
 
 /// `dsim ring scatter`.
-pub(crate) fn scatter(args: &ScatterArgs) -> Result<u8, CliError> {
+pub(crate) fn scatter(args: &ScatterArgs, lang: Lang) -> Result<u8, CliError> {
+    let es = lang == Lang::Es;
     let mut fanouts = args.fanouts.clone();
     if !fanouts.contains(&args.partitions) {
         fanouts.push(args.partitions);
@@ -168,53 +170,73 @@ pub(crate) fn scatter(args: &ScatterArgs) -> Result<u8, CliError> {
             "rows": rows.iter().map(|r| row_json(&times, r)).collect::<Vec<_>>(),
         }));
     }
-    out!(
-        "scatter/gather: each query asks {} partitions and waits for the slowest; one partition \
-         answers in more than {} ms with probability {} (seed {}, {} queries)",
+    let (k, ms, slow, seed, queries) = (
         args.partitions,
         args.threshold_ms,
-        args.slow,
+        &args.slow,
         args.seed,
-        args.queries
+        args.queries,
     );
+    if es {
+        out!(
+            "scatter/gather: cada consulta pregunta a {k} particiones y espera a la más lenta; una \
+             partición tarda más de {ms} ms con probabilidad {slow} (semilla {seed}, {queries} consultas)"
+        );
+    } else {
+        out!(
+            "scatter/gather: each query asks {k} partitions and waits for the slowest; one \
+             partition answers in more than {ms} ms with probability {slow} (seed {seed}, {queries} queries)"
+        );
+    }
     let lessons = args.partitions == 12
         && args.slow == AnswerTimes::lesson().slow
         && args.threshold_ms == AnswerTimes::lesson().threshold_ms;
-    out!(
-        "  slow queries: {:.1} % simulated, {:.1} % by 1 - (1 - {})^{}{}",
+    let (sim, pred) = (
         percent(headline.slow_share()),
         percent(predicted_share(times.slow, args.partitions)),
-        args.slow,
-        args.partitions,
-        if lessons {
-            " (text 000, section 4: about 11 %)"
-        } else {
-            ""
-        }
     );
+    let note = match (lessons, es) {
+        (false, _) => "",
+        (true, false) => " (text 000, section 4: about 11 %)",
+        (true, true) => " (texto 000, sección 4: en torno al 11 %)",
+    };
+    if es {
+        out!(
+            "  consultas lentas: {sim:.1} % simulado, {pred:.1} % según 1 - (1 - {slow})^{k}{note}"
+        );
+    } else {
+        out!("  slow queries: {sim:.1} % simulated, {pred:.1} % by 1 - (1 - {slow})^{k}{note}");
+    }
     let alone = match rows.iter().find(|r| r.fanout == 1) {
         Some(row) => row.clone(),
         None => simulate(&times, 1, args.queries, args.seed),
     };
-    out!(
-        "  the query's time: median {} ms, p99 {} ms; one partition alone: median {} ms, p99 {} ms",
-        headline.p50_ms,
-        headline.p99_ms,
-        alone.p50_ms,
-        alone.p99_ms
-    );
+    let (p50, p99, a50, a99) = (headline.p50_ms, headline.p99_ms, alone.p50_ms, alone.p99_ms);
+    if es {
+        out!(
+            "  tiempo de la consulta: mediana {p50} ms, p99 {p99} ms; una partición sola: mediana {a50} ms, p99 {a99} ms"
+        );
+    } else {
+        out!(
+            "  the query's time: median {p50} ms, p99 {p99} ms; one partition alone: median {a50} ms, p99 {a99} ms"
+        );
+    }
     out!();
+    let (partitions, simulated) = if es {
+        ("particiones", "simulado")
+    } else {
+        ("partitions", "simulated")
+    };
+    let pw = partitions.chars().count();
     out!(
-        "{:>10}  {:>9}  {:>10}  {:>8}  {:>8}",
-        "partitions",
-        "simulated",
+        "{partitions:>pw$}  {simulated:>9}  {:>10}  {:>8}  {:>8}",
         "1-(1-p)^k",
         "p50",
         "p99"
     );
     for r in &rows {
         out!(
-            "{:>10}  {:>7.1} %  {:>8.1} %  {:>5} ms  {:>5} ms",
+            "{:>pw$}  {:>7.1} %  {:>8.1} %  {:>5} ms  {:>5} ms",
             r.fanout,
             percent(r.slow_share()),
             percent(predicted_share(times.slow, r.fanout)),

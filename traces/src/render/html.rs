@@ -146,7 +146,7 @@ fn data(view: &TraceView, lang: Lang) -> Value {
         })
         .collect();
     json!({
-        "lang": match lang { Lang::En => "en", Lang::Es => "es" },
+        "lang": lang.tag(),
         "scenario": view.header.scenario_name,
         "protocol": view.header.protocol,
         "seed": view.header.seed,

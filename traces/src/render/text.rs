@@ -5,6 +5,7 @@
 //! lesson is about: losses and violations in red, faults in yellow, the protocol's facts in
 //! bold; the caller decides whether colour is wanted (a terminal, and no `NO_COLOR`).
 
+use crate::Lang;
 use crate::render::Filter;
 use crate::view::{TraceView, ViewRecord, clock};
 
@@ -26,16 +27,15 @@ fn style(r: &ViewRecord) -> &'static str {
 }
 
 /// Renders the story of `view`'s records that pass `filter`; records with no story line (at the
-/// chosen detail) are left out. With `color`, ANSI colours mark losses, faults and facts.
-pub fn render(view: &TraceView, filter: &Filter, color: bool) -> String {
+/// chosen detail) are left out. With `color`, ANSI colours mark losses, faults and facts; the
+/// heading is in `lang` (the lines are already).
+pub fn render(view: &TraceView, filter: &Filter, color: bool, lang: Lang) -> String {
     let h = &view.header;
-    let mut out = format!(
-        "{} ({} protocol, seed {}, nodes: {})\n\n",
-        h.scenario_name,
-        h.protocol,
-        h.seed,
-        h.nodes.join(", ")
-    );
+    let (name, protocol, seed, nodes) = (&h.scenario_name, &h.protocol, h.seed, h.nodes.join(", "));
+    let mut out = match lang {
+        Lang::En => format!("{name} ({protocol} protocol, seed {seed}, nodes: {nodes})\n\n"),
+        Lang::Es => format!("{name} (protocolo {protocol}, semilla {seed}, nodos: {nodes})\n\n"),
+    };
     for r in view.records.iter().filter(|r| filter.keeps(r)) {
         let Some(line) = &r.story else { continue };
         let prefix = format!("{}  #{:<4}", clock(r.time), r.step);
@@ -88,13 +88,13 @@ mod tests {
     // Method: render one trace both ways. Proves piping gives clean text.
     #[test]
     fn colour_only_when_asked() {
-        let plain = render(&view(), &Filter::default(), false);
+        let plain = render(&view(), &Filter::default(), false, Lang::En);
         assert!(!plain.contains('\x1b'), "{plain}");
         assert!(
             plain.contains("   0.001s  #1    a: Ping to b LOST"),
             "{plain}"
         );
-        let colored = render(&view(), &Filter::default(), true);
+        let colored = render(&view(), &Filter::default(), true, Lang::En);
         assert!(colored.contains(&format!("{RED}a: Ping to b LOST{RESET}")));
     }
 
@@ -106,7 +106,7 @@ mod tests {
             kinds: vec!["Done".into()],
             ..Filter::default()
         };
-        let out = render(&view(), &f, false);
+        let out = render(&view(), &f, false, Lang::En);
         assert!(out.contains("[a] done") && !out.contains("LOST"), "{out}");
     }
 }

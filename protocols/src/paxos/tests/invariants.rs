@@ -48,7 +48,9 @@ fn first_error(
     mut inv: impl Invariant<PaxosNode>,
     records: &[Record<PaxosNode>],
 ) -> Option<String> {
-    records.iter().find_map(|r| inv.observe(r).err())
+    records
+        .iter()
+        .find_map(|r| inv.observe(r).err().map(|b| b.text))
 }
 
 // Goal: agreement from acceptor notes. Method: (11, x) accepted by a1, a2, then (12, y) by a2,
