@@ -86,9 +86,6 @@ pub fn broke(en: String, es: String) -> sim_core::Broken {
 pub fn broke_all(list: Vec<sim_core::Broken>) -> sim_core::Broken {
     let tag = traces::Lang::Es.tag();
     let en: Vec<&str> = list.iter().map(|b| b.text.as_str()).collect();
-    let es: Vec<&str> = list
-        .iter()
-        .map(|b| b.translations.get(tag).unwrap_or(&b.text).as_str())
-        .collect();
+    let es: Vec<&str> = list.iter().map(|b| b.text_in(tag)).collect();
     broke(en.join("; "), es.join("; "))
 }

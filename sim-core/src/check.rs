@@ -61,6 +61,10 @@ pub struct Broken {
 }
 
 impl Broken {
+    /// The explanation in the language tagged `tag`, or the recorded text where none was given.
+    pub fn text_in(&self, tag: &str) -> &str {
+        self.translations.get(tag).unwrap_or(&self.text)
+    }
     /// The same explanation said in the language tagged `tag`.
     pub fn also(mut self, tag: &str, text: String) -> Broken {
         self.translations.insert(tag.to_string(), text);

@@ -35,11 +35,6 @@ pub struct RingArgs {
     lang: Lang,
 }
 
-/// `en` or `es` by `lang`: the two wordings of one line.
-fn say(lang: Lang, en: &'static str, es: &'static str) -> &'static str {
-    if lang == Lang::Es { es } else { en }
-}
-
 #[derive(Subcommand, Debug)]
 enum RingCommand {
     /// Keys per node, relative deviation and imbalance of one placement.
@@ -539,9 +534,9 @@ fn place(args: &PlaceArgs, lang: Lang) -> Result<u8, CliError> {
     let width = cluster.name_width();
     out!(
         "{:<width$}  {:>9}  {:>7}",
-        say(lang, "node", "nodo"),
-        say(lang, "keys", "claves"),
-        say(lang, "share", "parte")
+        lang.pick("node", "nodo"),
+        lang.pick("keys", "claves"),
+        lang.pick("share", "parte")
     );
     for &id in &ids {
         let c = counts[id as usize];
@@ -657,14 +652,14 @@ fn movement(args: &MoveArgs, lang: Lang) -> Result<u8, CliError> {
     if !args.add.is_empty() {
         what.push(format!(
             "{} {}",
-            say(lang, "add", "entra"),
+            lang.pick("add", "entra"),
             args.add.join(",")
         ));
     }
     if !args.remove.is_empty() {
         what.push(format!(
             "{} {}",
-            say(lang, "remove", "sale"),
+            lang.pick("remove", "sale"),
             args.remove.join(",")
         ));
     }
@@ -693,9 +688,9 @@ fn movement(args: &MoveArgs, lang: Lang) -> Result<u8, CliError> {
     let width = cluster.name_width();
     out!(
         "{:<width$}  {:>9}  {:>9}",
-        say(lang, "node", "nodo"),
-        say(lang, "before", "antes"),
-        say(lang, "after", "después")
+        lang.pick("node", "nodo"),
+        lang.pick("before", "antes"),
+        lang.pick("after", "después")
     );
     let mut all: Vec<NodeId> = change.before_ids.clone();
     for id in &change.after_ids {

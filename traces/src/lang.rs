@@ -11,6 +11,14 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// One of a line's two wordings: `en` in English, `es` in Spanish.
+    pub fn pick<T>(self, en: T, es: T) -> T {
+        match self {
+            Lang::En => en,
+            Lang::Es => es,
+        }
+    }
+
     /// The language's tag (`en`, `es`): the page's `lang` attribute and the key of a
     /// violation's translations (`sim_core::Broken`).
     pub fn tag(self) -> &'static str {

@@ -450,7 +450,7 @@ impl Replica {
             Err(why) => ctx.note(PbftNote::NewViewRefused {
                 view,
                 from: self.setup.name(nv.signer()).into(),
-                why_es: why.translations.get("es").cloned().unwrap_or_default(),
+                why_es: why.text_in("es").to_string(),
                 why: why.text,
             }),
         }

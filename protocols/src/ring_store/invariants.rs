@@ -181,10 +181,9 @@ impl Invariant<RingNode> for NoAckedWriteLost {
         if let RingNote::Deleted { key, node, .. } = n
             && let Some(why) = self.ledger.lost(key)
         {
-            let es = why.translations.get("es").cloned().unwrap_or_default();
             return Err(broke(
                 format!("{} ({node} dropped the last copy)", why.text),
-                format!("{es} ({node} borró la última copia)"),
+                format!("{} ({node} borró la última copia)", why.text_in("es")),
             ));
         }
         Ok(())
