@@ -8,8 +8,8 @@
 //! - [`mod@write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
 //! - [`lang`]: the languages a story is told in.
-//! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures) and
-//!   the story's `Lang`.
+//! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures), the
+//!   story's `Lang`, and how a long story folds its repeated patterns ([`story::fold`]).
 //! - [`narrate`]: the generic, protocol-independent story lines (sends, drops, faults).
 //! - [`view`]: a protocol-independent view of a trace's records, for the renderers.
 //! - [`render`]: text, Mermaid, HTML and DOT renderings of a trace.

@@ -6,6 +6,8 @@
 //! say of its own writes `impl Story for MyProtocol {}` and is told by the generic narrator
 //! ([`crate::narrate`]): sends, losses, faults and violations.
 
+pub mod fold;
+
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
 use sim_core::{Event, Instant, Outcome, Protocol, Record};
@@ -94,13 +96,18 @@ pub struct Told {
     /// which a shortened story still shows.
     #[serde(skip)]
     pub key: bool,
+    /// Whether it tells a fault or a violation, which is never folded into another line
+    /// ([`fold`]).
+    #[serde(skip)]
+    pub pinned: bool,
 }
 
 /// The story of `records` at `detail`: the protocol's own lines, the generic ones for the rest.
 ///
 /// At the lesson's level of detail a run of identical lines (a leader's heartbeats to a node that
-/// is down) is told once, on its first record, with how many more and until when. `dsim run`
-/// and `dsim view` both tell a run with this, so they fold it the same way.
+/// is down) is told once, on its first record, with how many more and until when, and repeated
+/// patterns fold too ([`fold`]). `dsim run` and `dsim view` both tell a run with this,
+/// so they fold it the same way.
 pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<Told> {
     let retold = if detail == Detail::Everything {
         BTreeSet::new()
@@ -133,33 +140,13 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
             time: r.time,
             text,
             key: generic_key || P::is_key(r),
+            pinned: generic_key,
         })
     });
     if detail == Detail::Everything {
         return lines.collect();
     }
-    let mut out: Vec<Told> = Vec::new();
-    let mut repeats: Vec<(usize, u32, Instant)> = Vec::new();
-    for told in lines {
-        match out.last() {
-            Some(last) if last.text == told.text => match repeats.last_mut() {
-                Some((at, n, until)) if *at == out.len() - 1 => {
-                    *n += 1;
-                    *until = told.time;
-                }
-                _ => repeats.push((out.len() - 1, 1, told.time)),
-            },
-            _ => out.push(told),
-        }
-    }
-    for (at, n, until) in repeats {
-        let more = match lang {
-            Lang::En => format!(" (and {n} more like it, until {until})"),
-            Lang::Es => format!(" (y {n} más iguales, hasta {until})"),
-        };
-        out[at].text.push_str(&more);
-    }
-    out
+    fold::fold(lines.collect(), lang)
 }
 
 /// Messages a partition cut, told once per link and kind while the partition lasts: a leader's
@@ -333,6 +320,7 @@ mod tests {
             time: Instant::ZERO,
             text: format!("line {index}"),
             key,
+            pinned: false,
         }
     }
 

@@ -78,6 +78,7 @@ mod tests {
             time: sim_core::Instant::ZERO,
             text: text.into(),
             key: false,
+            pinned: false,
         };
         let lines = [told(1, "a: Ping to b LOST"), told(2, "[a] done")];
         v.attach_story(lines);
