@@ -29,7 +29,7 @@ pub struct Settings {
     pub loss_budget: u32,
     /// Messages a path may duplicate.
     pub dup_budget: u32,
-    /// Threads for breadth-first levels.
+    /// Threads for breadth-first levels or a depth-first walk without a depth bound.
     pub jobs: usize,
     /// States where a node's epoch (a Raft term) is past this are outside the search.
     pub max_epoch: Option<u64>,

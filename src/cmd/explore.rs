@@ -193,7 +193,7 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub bfs: bool,
-    /// Depth first: less memory, paths not the shortest (one thread).
+    /// Depth first: less memory, paths not the shortest.
     #[arg(long, requires = "exhaustive", help_heading = "Exhaustive exploration")]
     pub dfs: bool,
     /// Do not expand states this many moves from the start (with --strategy pct: a walk

@@ -70,6 +70,16 @@ fn one_proposer_paxos_has_530_states_in_every_order() {
     );
     assert_eq!(counts(&dfs), counts(&bfs));
     assert!(dfs.sometimes[0].depth.is_some());
+    let dfs_two = explore(
+        l.as_ref(),
+        Settings {
+            order: Order::Dfs,
+            jobs: 2,
+            ..Settings::default()
+        },
+    );
+    assert_eq!(counts(&dfs_two), counts(&bfs));
+    assert_eq!(dfs_two.sometimes[0].depth, dfs.sometimes[0].depth);
     let two = explore(
         l.as_ref(),
         Settings {
@@ -209,19 +219,23 @@ fn budgets_add_lost_and_copied_messages() {
             ..Settings::default()
         };
         let bfs = explore(l.as_ref(), settings);
-        let dfs = explore(
-            l.as_ref(),
-            Settings {
-                order: Order::Dfs,
-                ..settings
-            },
-        );
+        let dfs = |jobs| {
+            explore(
+                l.as_ref(),
+                Settings {
+                    order: Order::Dfs,
+                    jobs,
+                    ..settings
+                },
+            )
+        };
         assert!(
             bfs.unique_states > 530,
             "{loss} {dup}: {}",
             bfs.unique_states
         );
-        assert_eq!(counts(&bfs), counts(&dfs), "{loss} {dup}");
+        assert_eq!(counts(&bfs), counts(&dfs(1)), "{loss} {dup}");
+        assert_eq!(counts(&bfs), counts(&dfs(2)), "{loss} {dup}, two threads");
         assert!(bfs.violation.is_none() && bfs.complete);
     }
 }
@@ -360,6 +374,40 @@ fn bug_knobs_are_found_on_a_shortest_path_that_replays() {
             "{bug}"
         );
     }
+}
+
+/// Goal: depth first on two threads reports what it does on one. Method: a bug knob explored
+/// depth first with `--jobs 1` and `--jobs 2`. Proves: the same counts and the same file byte
+/// for byte (the counterexample a one-thread walk finds first). Going on past a violation is
+/// `register::tests::depth_first_on_two_threads_keeps_going_as_one_does`.
+#[test]
+fn depth_first_on_two_threads_finds_what_one_finds() {
+    let run = |jobs: &str| {
+        let out = scratch(&format!("exhaustive-dfs-{jobs}")).join("found.ron");
+        let args = vec![
+            "explore",
+            "register/stateright-paxos",
+            "--exhaustive",
+            "--dfs",
+            "--bug",
+            "ignore_accepted",
+            "--jobs",
+            jobs,
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let o = dsim(&args);
+        assert_eq!(o.status.code(), Some(1), "{jobs}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let file = std::fs::read_to_string(&out).unwrap();
+        (
+            json["unique_states"].clone(),
+            json["transitions"].clone(),
+            file,
+        )
+    };
+    assert_eq!(run("1"), run("2"));
 }
 
 /// Goal: the CLI prints what a person needs and refuses what has no meaning. Method: a

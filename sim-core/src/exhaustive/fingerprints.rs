@@ -38,6 +38,31 @@ impl Fingerprints {
     }
 }
 
+/// A set of state fingerprints that several threads fill at once: the same tables, each shard
+/// behind its own lock (with 256 shards, two threads seldom want the same one).
+pub(super) struct SharedFingerprints {
+    shards: Vec<std::sync::Mutex<Table>>,
+}
+
+impl Default for SharedFingerprints {
+    fn default() -> Self {
+        SharedFingerprints {
+            shards: (0..SHARDS).map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+impl SharedFingerprints {
+    /// Adds `fp`; whether it was new (see [`Fingerprints::insert`]).
+    pub(super) fn insert(&self, fp: u64) -> bool {
+        let fp = fp.max(1);
+        self.shards[(fp >> 56) as usize]
+            .lock()
+            .expect("a thread panicked holding a fingerprint shard")
+            .insert(fp)
+    }
+}
+
 impl Table {
     fn insert(&mut self, fp: u64) -> bool {
         if (self.len + 1) * 100 > self.slots.len() * 90 {
@@ -88,5 +113,8 @@ mod tests {
         assert!(fps.iter().all(|&fp| set.insert(fp)));
         assert!(fps.iter().all(|&fp| !set.insert(fp)));
         assert!(set.insert(0) && !set.insert(1), "0 is kept as 1");
+        let shared = SharedFingerprints::default();
+        assert!(fps.iter().all(|&fp| shared.insert(fp)));
+        assert!(fps.iter().all(|&fp| !shared.insert(fp)));
     }
 }

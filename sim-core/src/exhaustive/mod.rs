@@ -12,11 +12,15 @@
 //! Breadth-first search finds a shortest path to the first violation; depth-first search keeps
 //! less in memory. Both visit the same states, so their counts agree, and so do runs on more
 //! threads: breadth-first levels are expanded in parallel and merged in frontier order, so the
-//! counts, the paths and the order of discovery do not depend on the thread count. A path is
+//! counts, the paths and the order of discovery do not depend on the thread count; depth first
+//! without a bound walks on several threads for the counts, and takes its paths from a walk on
+//! one that stops once it has them (`parallel.rs`). The depth it reports is the deepest its
+//! walk went, which on several threads depends on who got where first. A path is
 //! a list of [`Move`]s from the initial state; [`timed`] turns it into the choices of a timed
 //! run that replays it.
 
 mod fingerprints;
+mod parallel;
 mod pct;
 mod timed;
 
@@ -70,7 +74,7 @@ pub struct Options<A: Actor> {
     pub loss_budget: u32,
     /// How many messages a path may duplicate.
     pub dup_budget: u32,
-    /// Threads expanding breadth-first levels (depth-first search uses one).
+    /// Threads expanding breadth-first levels or walking depth first (one under a depth bound).
     pub jobs: usize,
     /// Stop (incomplete) after this many unique states: no search runs away with the memory.
     pub max_states: u64,
@@ -243,6 +247,45 @@ struct Frontier<A: Actor> {
     dups: u32,
 }
 
+impl<A: Actor> Frontier<A> {
+    /// A copy (the actors shared until one changes).
+    fn copy(&self) -> Frontier<A> {
+        Frontier {
+            sim: self.sim.clone(),
+            ..*self
+        }
+    }
+
+    /// The state `mv` leads to, one move farther from the start and fingerprinted, or `None`
+    /// when `mv` is no move (a delivery its receiver ignores, where such messages wait) or
+    /// leads outside the search's boundary.
+    fn after(
+        &self,
+        mv: Move,
+        options: &Options<A>,
+        answers: &mut IgnoredAnswers,
+        scratch: &mut (Vec<u64>, BufferHasher),
+    ) -> Option<Frontier<A>> {
+        if options.ignored_wait && self.sim.is_ignored(mv, answers) {
+            return None;
+        }
+        let mut sim = self.sim.clone();
+        sim.take(mv);
+        if options.within.as_ref().is_some_and(|w| !w(&sim)) {
+            return None;
+        }
+        let losses = self.losses - u32::from(mv.kind == MoveKind::Lose);
+        let dups = self.dups - u32::from(mv.kind == MoveKind::Duplicate);
+        Some(Frontier {
+            fp: fingerprint(&sim, losses, dups, scratch),
+            sim,
+            depth: self.depth + 1,
+            losses,
+            dups,
+        })
+    }
+}
+
 /// What one thread reuses from one state's expansion to the next.
 #[derive(Default)]
 struct Work {
@@ -306,6 +349,7 @@ pub fn explore<A: Actor>(
         violation: None,
         reached: vec![None; sometimes.len()],
         paths: vec![(root, Vec::new())],
+        goal: None,
     };
     let first = Frontier {
         sim: Box::new(start),
@@ -335,6 +379,7 @@ pub fn explore<A: Actor>(
         match (options.order, options.max_depth) {
             (Order::Bfs, _) => search.bfs(first, progress),
             (Order::Dfs, Some(_)) => search.dfs(first, progress),
+            (Order::Dfs, None) if options.jobs > 1 => search.dfs_parallel(first, progress),
             (Order::Dfs, None) => search.dfs_light(first, progress),
         }
     }
@@ -406,6 +451,9 @@ struct Search<'a, A: Actor> {
     /// The paths to the states a search reports (its violation, its examples) when it keeps
     /// no way back in `visited` (depth first without a bound keeps only fingerprints).
     paths: Vec<(u64, Vec<Move>)>,
+    /// What a search walks for and stops at once it has: a violation (if `.0`) and an example
+    /// of each `sometimes` property marked in `.1`. `None` walks everything.
+    goal: Option<(bool, Vec<bool>)>,
 }
 
 /// How often (in states) depth-first search calls the progress callback.
@@ -423,6 +471,15 @@ fn least<T>(a: Option<(u64, T)>, b: Option<(u64, T)>) -> Option<(u64, T)> {
 impl<A: Actor> Search<'_, A> {
     /// Whether the search is over before every state was seen.
     fn stop(&self) -> bool {
+        if let Some((violation, reached)) = &self.goal {
+            let all = reached
+                .iter()
+                .zip(&self.reached)
+                .all(|(wanted, r)| !wanted || r.is_some());
+            if all && (!violation || self.violation.is_some()) {
+                return true;
+            }
+        }
         (self.violation.is_some() && !self.options.keep_going) || self.stats.hit_state_limit
     }
 
@@ -444,56 +501,37 @@ impl<A: Actor> Search<'_, A> {
         state.sim.moves(state.losses > 0, state.dups > 0, moves);
         let mut any = false;
         for &mv in moves.iter() {
-            if options.ignored_wait && state.sim.is_ignored(mv, answers) {
+            let Some(child) = state.after(mv, options, answers, scratch) else {
                 continue;
-            }
-            let mut sim = state.sim.clone();
-            sim.take(mv);
-            if options.within.as_ref().is_some_and(|w| !w(&sim)) {
-                continue;
-            }
+            };
             any = true;
             out.transitions += 1;
-            let losses = state.losses - u32::from(mv.kind == MoveKind::Lose);
-            let dups = state.dups - u32::from(mv.kind == MoveKind::Duplicate);
-            let fp = fingerprint(&sim, losses, dups, scratch);
+            let fp = child.fp;
             let seen = Seen {
                 parent: state.fp,
                 mv,
-                depth: state.depth + 1,
+                depth: child.depth,
             };
             match visited.reach(fp, seen) {
                 Reach::Seen => continue,
                 Reach::Closer if options.max_depth.is_some() => {
-                    out.next.push(Frontier {
-                        sim,
-                        fp,
-                        depth: state.depth + 1,
-                        losses,
-                        dups,
-                    });
+                    out.next.push(child);
                     continue;
                 }
                 Reach::Closer => continue,
                 Reach::New => out.new_states += 1,
             }
-            if !sim.violations().is_empty() {
-                let candidate = Some((fp, sim.violations().to_vec()));
+            if !child.sim.violations().is_empty() {
+                let candidate = Some((fp, child.sim.violations().to_vec()));
                 out.violation = least(out.violation.take(), candidate);
             }
             for (i, s) in sometimes.iter().enumerate() {
-                if (s.holds)(&sim) {
+                if (s.holds)(&child.sim) {
                     out.reached[i] =
                         least(out.reached[i].map(|f| (f, ())), Some((fp, ()))).map(|(f, ())| f);
                 }
             }
-            out.next.push(Frontier {
-                sim,
-                fp,
-                depth: state.depth + 1,
-                losses,
-                dups,
-            });
+            out.next.push(child);
         }
         if !any && state.sim.violations().is_empty() {
             out.terminal += 1;
@@ -706,28 +744,21 @@ impl<A: Actor> Search<'_, A> {
                 continue;
             };
             top.next += 1;
-            if options.ignored_wait && top.state.sim.is_ignored(mv, &mut answers) {
+            let Some(child) = top.state.after(mv, options, &mut answers, &mut scratch) else {
                 continue;
-            }
-            let mut sim = top.state.sim.clone();
-            sim.take(mv);
-            if options.within.as_ref().is_some_and(|w| !w(&sim)) {
-                continue;
-            }
+            };
             top.any = true;
             self.stats.transitions += 1;
-            let losses = top.state.losses - u32::from(mv.kind == MoveKind::Lose);
-            let dups = top.state.dups - u32::from(mv.kind == MoveKind::Duplicate);
-            let fp = fingerprint(&sim, losses, dups, &mut scratch);
+            let fp = child.fp;
             if !seen.insert(fp) {
                 continue;
             }
             self.stats.unique_states += 1;
-            let depth = u32::try_from(stack.len()).unwrap_or(u32::MAX);
-            self.stats.max_depth = self.stats.max_depth.max(depth);
+            self.stats.max_depth = self.stats.max_depth.max(child.depth);
+            let sim = &child.sim;
             let broke = !sim.violations().is_empty() && self.violation.is_none();
             let reached: Vec<usize> = (0..self.sometimes.len())
-                .filter(|&i| self.reached[i].is_none() && (self.sometimes[i].holds)(&sim))
+                .filter(|&i| self.reached[i].is_none() && (self.sometimes[i].holds)(sim))
                 .collect();
             if broke || !reached.is_empty() {
                 let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();
@@ -740,13 +771,6 @@ impl<A: Actor> Search<'_, A> {
                     self.reached[i] = Some(fp);
                 }
             }
-            let child = Frontier {
-                sim,
-                fp,
-                depth,
-                losses,
-                dups,
-            };
             if let Some(step) = open(child, mv, &mut self.stats) {
                 stack.push(step);
             }
@@ -757,6 +781,48 @@ impl<A: Actor> Search<'_, A> {
                 last_progress = self.stats.unique_states;
                 progress(&self.stats);
             }
+        }
+        progress(&self.stats);
+    }
+
+    /// Depth first with no depth bound on `jobs` threads (see [`parallel`]): the counts are
+    /// theirs; the violation and the examples, whose paths depend on which thread gets where
+    /// first, are those a one-thread walk finds, which stops as soon as it has them all, so
+    /// they are the same as on one thread. A search the violation stops (or the state limit)
+    /// is walked again on one thread, for counts that do not depend on timing either.
+    fn dfs_parallel(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
+        let again = first.copy();
+        let found = parallel::search(
+            first,
+            self.options,
+            self.sometimes,
+            self.options.jobs,
+            progress,
+        );
+        if (found.broke && !self.options.keep_going) || found.stats.hit_state_limit {
+            return self.dfs_light(again, progress);
+        }
+        let s = &mut self.stats;
+        s.unique_states = found.stats.unique_states;
+        s.transitions = found.stats.transitions;
+        s.terminal = found.stats.terminal;
+        s.max_depth = found.stats.max_depth;
+        s.hit_run_limit = found.stats.hit_run_limit;
+        if found.broke || found.reached.contains(&true) {
+            let mut walk = Search {
+                options: self.options,
+                sometimes: self.sometimes,
+                visited: Visited::default(),
+                stats: Stats::default(),
+                violation: self.violation.take(),
+                reached: self.reached.clone(),
+                paths: std::mem::take(&mut self.paths),
+                goal: Some((found.broke, found.reached)),
+            };
+            walk.dfs_light(again, &mut |_| {});
+            self.violation = walk.violation;
+            self.reached = walk.reached;
+            self.paths = walk.paths;
         }
         progress(&self.stats);
     }

@@ -102,7 +102,8 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         write_atomically(&args.out, &v.text)?;
         file = Some(args.out.display().to_string());
     }
-    let threads = if settings.order == Order::Dfs {
+    // Depth first under a depth bound re-expands states reached closer, on one thread.
+    let threads = if settings.order == Order::Dfs && settings.max_depth.is_some() {
         1
     } else {
         jobs
