@@ -410,6 +410,34 @@ fn depth_first_on_two_threads_finds_what_one_finds() {
     assert_eq!(run("1"), run("2"));
 }
 
+/// Goal: a panic on one depth-first thread (a bug in a handler, a boundary, a property) stops
+/// the search and reaches the caller, as on one thread, rather than leaving the other thread
+/// waiting for ever. Method: a boundary that panics on its 200th call, two threads, the
+/// two-proposer start. Proves: `explore` panics (and returns).
+#[test]
+fn a_panic_on_one_depth_first_thread_reaches_the_caller() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let options = sim_core::exhaustive::Options {
+        order: Order::Dfs,
+        jobs: 2,
+        keep_going: true,
+        within: Some(Arc::new(move |_: &sim_core::Sim<_>| {
+            assert_ne!(counted.fetch_add(1, Ordering::SeqCst), 200, "a bug");
+            true
+        })),
+        ..Default::default()
+    };
+    let start = paxos_start(&["p1", "p2"]);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        sim_core::exhaustive::explore(start, &options, &[], &mut |_| {})
+    }));
+    assert!(result.is_err());
+    assert!(calls.load(Ordering::SeqCst) > 200);
+}
+
 /// Goal: the CLI prints what a person needs and refuses what has no meaning. Method: a
 /// bounded search in words and as JSON; the random search's fault flags, and a file with a
 /// schedule of its own. Proves: counts and the sometimes line in words, `unique_states` in

@@ -791,6 +791,10 @@ impl<A: Actor> Search<'_, A> {
     /// they are the same as on one thread. A search the violation stops (or the state limit)
     /// is walked again on one thread, for counts that do not depend on timing either.
     fn dfs_parallel(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
+        if self.stop() {
+            // The start itself breaks an invariant: nothing to walk.
+            return self.dfs_light(first, progress);
+        }
         let again = first.copy();
         let found = parallel::search(
             first,

@@ -79,15 +79,15 @@ pub(super) fn search<A: Actor>(
         .sim
         .moves(first.losses > 0, first.dups > 0, &mut moves);
     let mut stats = Stats::default();
-    if first.sim.stopped().is_none() {
+    if let Some(reason) = first.sim.stopped() {
+        stats.hit_run_limit = reason != crate::StopReason::Violation;
+    } else {
         shared.tasks.lock().expect("no thread yet").push(Step {
             state: first,
             moves,
             next: 0,
             any: false,
         });
-    } else {
-        stats.hit_run_limit = true;
     }
     let shared = &shared;
     let counts: Vec<Stats> = std::thread::scope(|scope| {
@@ -146,12 +146,21 @@ fn next_task<A: Actor>(shared: &Shared<A>, jobs: usize) -> Option<Step<A>> {
 
 /// Stops every thread.
 fn stop_all<A: Actor>(shared: &Shared<A>) {
-    let _tasks = shared
-        .tasks
-        .lock()
-        .expect("a thread panicked holding the tasks");
+    let _tasks = shared.tasks.lock().unwrap_or_else(|e| e.into_inner());
     shared.over.store(true, Relaxed);
     shared.wake.notify_all();
+}
+
+/// Stops every thread when the one holding it panics (in a handler, say), so the others do
+/// not wait for it for ever and the panic reaches the caller, as on one thread.
+struct StopOnPanic<'a, A: Actor>(&'a Shared<A>);
+
+impl<A: Actor> Drop for StopOnPanic<'_, A> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            stop_all(self.0);
+        }
+    }
 }
 
 /// How often (in states a thread counts) the calling thread reports progress.
@@ -166,6 +175,7 @@ fn work<A: Actor>(
     jobs: usize,
     progress: &mut dyn FnMut(&Stats),
 ) -> Stats {
+    let _guard = StopOnPanic(shared);
     let mut stats = Stats::default();
     let mut answers = IgnoredAnswers::default();
     let mut scratch = Default::default();
