@@ -4,7 +4,8 @@
 //! against one shared set of fingerprints, so each reachable state is counted by exactly one
 //! thread and the counts are those of one thread. A thread that runs out of work waits; a
 //! busy thread that sees one waiting hands over half the untried moves of the state nearest
-//! the start on its path (the biggest piece of work it has), with the path there.
+//! the start on its path (the biggest piece of work it has). Tasks carry no path: nothing
+//! this search reports needs one.
 //!
 //! Which thread reaches a state first depends on timing, so whatever a search reports beyond
 //! its counts (the violation and its path, each `sometimes` example) is not taken from here:
@@ -22,7 +23,8 @@ use std::sync::{Condvar, Mutex};
 
 /// What a search on several threads found.
 pub(super) struct Found {
-    /// Its counts (not stopped early unless a violation stopped it: `stats.complete` unset).
+    /// Its counts: of the whole graph unless a violation (without `keep_going`) or the state
+    /// limit stopped it early, when they depend on timing and the caller walks again.
     pub stats: Stats,
     /// Whether some state breaks an invariant (in a step or at its end).
     pub broke: bool,
