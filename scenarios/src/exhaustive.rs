@@ -14,7 +14,8 @@ use crate::schedule::{choice_text, full_schedule_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
 use sim_core::exhaustive::{self, Boundary, Options, Order, Stats};
-use sim_core::{Action, Choice, Duration, Protocol, RuleAction, Sim};
+use sim_core::symmetry::Symmetry;
+use sim_core::{Action, Choice, Duration, NodeId, Protocol, RuleAction, Sim};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -37,6 +38,9 @@ pub struct Settings {
     pub keep_going: bool,
     /// Stop after this many unique states.
     pub max_states: u64,
+    /// Merge states that are renamings of each other within the protocol's interchangeable
+    /// nodes (see [`symmetry`]).
+    pub symmetry: bool,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             max_epoch: None,
             keep_going: false,
             max_states: 50_000_000,
+            symmetry: false,
         }
     }
 }
@@ -77,6 +82,9 @@ pub struct Outcome {
     pub violation: Option<PathFinding>,
     /// Each `sometimes` property and whether (and how deep) it was reached.
     pub sometimes: Vec<SometimesOutcome>,
+    /// With `--symmetry`, the groups of interchangeable nodes (by name) whose renamings were
+    /// merged; empty without.
+    pub interchangeable: Vec<Vec<String>>,
 }
 
 /// A violation, its path, and the file that replays it.
@@ -124,6 +132,7 @@ impl From<Stats> for Outcome {
             hit_run_limit: stats.hit_run_limit,
             violation: None,
             sometimes: Vec::new(),
+            interchangeable: Vec::new(),
         }
     }
 }
@@ -184,6 +193,74 @@ pub(crate) fn start<P: Protocol>(prep: &Prepared<P>) -> Sim<P::Actor> {
     sim
 }
 
+/// The interchangeable nodes of `prep` for `--symmetry`: the protocol's groups (see
+/// `Protocol::interchangeable`) less every node the timeline names (a crash of `a1` tells it
+/// from `a2`) and every twin. `Err` says why nothing is left to merge.
+pub fn symmetry<P: Protocol>(prep: &Prepared<P>) -> Result<Symmetry, String> {
+    let declared = P::interchangeable(&prep.doc.config);
+    if declared.is_empty() {
+        return Err(format!(
+            "--symmetry: {} declares no interchangeable nodes (its nodes are told apart by \
+             more than their names), so there is nothing to merge: drop the flag",
+            P::NAME
+        ));
+    }
+    let mut named: BTreeSet<NodeId> = BTreeSet::new();
+    let id_of = |name: &str| {
+        prep.nodes
+            .iter()
+            .position(|n| n == name)
+            .map(|i| NodeId(i as u32))
+    };
+    for (_, action) in &prep.timeline {
+        match action {
+            Action::Crash(n)
+            | Action::Restart(n)
+            | Action::Pause(n)
+            | Action::Resume(n)
+            | Action::SetClock(n, _) => {
+                named.insert(*n);
+            }
+            Action::Command(n, command) => {
+                named.insert(*n);
+                named.extend(P::command_nodes(command).iter().filter_map(|m| id_of(m)));
+            }
+            Action::Partition(groups) => named.extend(groups.iter().flatten()),
+            Action::PartitionOneWay(a, b) => named.extend(a.iter().chain(b)),
+            Action::AddRule(rule) => named.extend(rule.from.iter().chain(&rule.to)),
+            Action::SetLink(a, b, _) => named.extend([*a, *b]),
+            Action::Heal | Action::ClearRules | Action::SetDefaultLink(_) => {}
+            Action::ToRole(role, _) => {
+                return Err(format!(
+                    "--symmetry: a timeline step aims at a role (`@{role}`), which may hit any \
+                     node and picks the lowest id on a tie, so no nodes are interchangeable: \
+                     name the node instead, or drop the flag"
+                ));
+            }
+        }
+    }
+    for i in 0..prep.nodes.len() {
+        let id = NodeId(i as u32);
+        if let Some(twin) = P::twin_of(&prep.doc.config, id) {
+            named.extend([id, twin]);
+        }
+    }
+    let groups: Vec<Vec<NodeId>> = declared
+        .into_iter()
+        .map(|g| g.into_iter().filter(|n| !named.contains(n)).collect())
+        .collect();
+    let names: Vec<sim_core::Name> = prep.nodes.iter().map(|n| n.as_str().into()).collect();
+    let symmetry = Symmetry::new(groups, &names).map_err(|why| format!("--symmetry: {why}"))?;
+    if symmetry.is_trivial() {
+        return Err(
+            "--symmetry: the timeline names every interchangeable node but one, which tells \
+             them apart: there is nothing to merge, drop the flag"
+                .into(),
+        );
+    }
+    Ok(symmetry)
+}
+
 /// The boundary of `settings.max_epoch`: every node's epoch at most that.
 fn boundary<P: Protocol>(settings: &Settings) -> Option<Boundary<P::Actor>> {
     let max = settings.max_epoch?;
@@ -205,6 +282,7 @@ pub fn explore<P: Protocol>(
     if let Some(why) = refusal(prep) {
         return Err(why);
     }
+    let symmetry = settings.symmetry.then(|| symmetry(prep)).transpose()?;
     let root = start(prep);
     let options = Options {
         order: settings.order,
@@ -216,10 +294,16 @@ pub fn explore<P: Protocol>(
         keep_going: settings.keep_going,
         within: boundary::<P>(settings),
         ignored_wait: P::IGNORED_MESSAGES_WAIT,
+        symmetry: symmetry.clone().map(Arc::new),
     };
     let sometimes = P::sometimes(&prep.doc.config);
     let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);
     let mut outcome = Outcome::from(report.stats);
+    outcome.interchangeable = symmetry
+        .iter()
+        .flat_map(|s| s.groups())
+        .map(|g| g.iter().map(|id| prep.nodes[id.index()].clone()).collect())
+        .collect();
     outcome.sometimes = report
         .sometimes
         .iter()

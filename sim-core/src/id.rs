@@ -6,12 +6,21 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// A node of the simulation: its index in the order nodes were added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct NodeId(pub u32);
+
+impl Hash for NodeId {
+    /// The id as a `u32`; while a search hashes a state under a renaming of interchangeable
+    /// nodes (see [`crate::symmetry`]), the renamed id.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        crate::symmetry::renamed_id(self.0).hash(state);
+    }
+}
 
 impl NodeId {
     /// The index into per-node tables.
@@ -28,6 +37,70 @@ impl fmt::Display for NodeId {
 
 /// A node's name as it appears in traces: shared, so records clone it without allocating.
 pub type Name = Arc<str>;
+
+/// A node's name kept in a state that a search hashes: an invariant's memory of who did what
+/// ("n1 led term 2"), which is read from records and so holds names, not ids. It hashes as
+/// its text; while a search hashes a state under a renaming of interchangeable nodes (see
+/// [`crate::symmetry`]), as the renamed node's name. Keep names in hashed state as this type,
+/// never as a plain `String`, or symmetric states would not merge (and, were the protocol to
+/// declare its nodes interchangeable, different ones could).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NodeName(pub Name);
+
+impl Hash for NodeName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        crate::symmetry::hash_name(&self.0, state);
+    }
+}
+
+impl std::ops::Deref for NodeName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for NodeName {
+    fn from(name: &str) -> Self {
+        NodeName(Name::from(name))
+    }
+}
+
+impl From<Name> for NodeName {
+    fn from(name: Name) -> Self {
+        NodeName(name)
+    }
+}
+
+impl From<&Name> for NodeName {
+    fn from(name: &Name) -> Self {
+        NodeName(name.clone())
+    }
+}
+
+impl fmt::Display for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for NodeName {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for NodeName {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::borrow::Borrow<str> for NodeName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
 
 /// A message sent in a run, numbered in sending order from 1. A network duplicate keeps the id of
 /// the message it copies.

@@ -19,6 +19,7 @@
 //! - [`trace`]: trace records and sinks, and the record `Kinds` an invariant reads.
 //! - [`check`]: the `Invariant` trait and the `Checker` that runs invariants over records.
 //! - [`kernel`]: `Sim`, the event loop that ties it together (and its untimed stepping).
+//! - [`symmetry`]: interchangeable nodes, and hashing a state under a renaming of them.
 //! - [`exhaustive`]: every interleaving of a small configuration, states counted and merged.
 //! - [`protocol`]: a protocol's model (config, nodes, invariants, expectation checks).
 //! - [`harness`]: one test harness for any protocol (script by name, run, read back).
@@ -43,6 +44,7 @@ pub mod oracle;
 pub mod protocol;
 pub mod queue;
 pub mod rng;
+pub mod symmetry;
 pub mod time;
 pub mod trace;
 
@@ -51,7 +53,7 @@ pub use actor::{Actor, Context, Effect, Message, RoleClaim, TestContext};
 pub use check::{Broken, Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use harness::{Finished, Harness};
-pub use id::{MsgId, Name, NodeId};
+pub use id::{MsgId, Name, NodeId, NodeName};
 pub use kernel::{
     Limits, Move, MoveKind, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken,
 };

@@ -300,10 +300,11 @@ impl std::hash::Hash for Network {
     /// The network's state that changes behaviour: cuts, rules and their counters. (The
     /// oracle's stream position is not part of a protocol state.)
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.cuts.hash(state);
+        // As sets: renaming nodes reorders what is kept in node order (see `symmetry`).
+        crate::symmetry::AsSet(&self.cuts).hash(state);
         self.rules.hash(state);
         self.default_link.hash(state);
-        self.links.hash(state);
+        crate::symmetry::AsSet(&self.links).hash(state);
     }
 }
 

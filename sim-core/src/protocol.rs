@@ -171,6 +171,18 @@ pub trait Protocol: 'static {
         None
     }
 
+    /// Groups of interchangeable nodes of `config` (three acceptors of one Paxos cluster): nodes
+    /// that run the same code with the same settings, and that no rule of the protocol tells
+    /// apart but by their ids (no tie broken by the lowest id, no per-node setting). An
+    /// exhaustive search with `--symmetry` merges states that are renamings of each other
+    /// within these groups (see [`crate::symmetry`] for what a protocol then promises of its
+    /// hashed state). The scenario drops from them any node its timeline names. None by
+    /// default: nothing is merged.
+    fn interchangeable(config: &Self::Config) -> Vec<Vec<NodeId>> {
+        let _ = config;
+        Vec::new()
+    }
+
     /// Node names that a command mentions (besides the node it is sent to).
     fn command_nodes(command: &<Self::Actor as Actor>::Command) -> Vec<String> {
         let _ = command;

@@ -226,6 +226,11 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub max_epoch: Option<u64>,
+    /// Merge states that differ only by a renaming of interchangeable nodes (Paxos's
+    /// acceptors, Raft's servers in an election): one state per class is explored, with the
+    /// same verdicts. Nodes the timeline names are told apart and stay out.
+    #[arg(long, requires = "exhaustive", help_heading = "Exhaustive exploration")]
+    pub symmetry: bool,
     /// Stop (incomplete) after this many distinct states.
     #[arg(
         long,

@@ -11,8 +11,8 @@ use crate::paxos::PaxosNode;
 use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
-use sim_core::Broken;
 use sim_core::check::hash_memory;
+use sim_core::{Broken, NodeName};
 use sim_core::{Event, Invariant, Kinds, Record};
 use std::collections::BTreeSet;
 use std::hash::Hasher;
@@ -102,6 +102,26 @@ impl AcceptLedger {
         })
     }
 
+    /// Hashes the accepts for a search (see `Invariant::memory`): the acceptors by name (as a
+    /// search renaming interchangeable acceptors renames them), not by their index here.
+    fn memory(&self, state: &mut dyn Hasher) {
+        use std::hash::Hash;
+        /// An acceptor's name, hashed as a search renaming acceptors renames it.
+        struct Named<'a>(&'a str);
+        impl Hash for Named<'_> {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                sim_core::symmetry::hash_name(self.0, state);
+            }
+        }
+        let state = &mut &mut *state;
+        self.accepts.len().hash(state);
+        for (n, value, who) in &self.accepts {
+            (n, value).hash(state);
+            let names = who.iter().map(|&i| Named(&self.acceptors[i]));
+            sim_core::symmetry::hash_set(names, state);
+        }
+    }
+
     /// Every proposal a majority accepted, in number order.
     pub fn chosen(&self) -> Vec<Proposal> {
         self.accepts
@@ -153,7 +173,7 @@ impl Invariant<PaxosNode> for Agreement {
     }
     /// The accepts and the first value chosen (not who witnessed it: words only).
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&self.ledger.accepts, state);
+        self.ledger.memory(state);
         hash_memory(&self.first.as_ref().map(|f| (f.n, &f.value)), state);
     }
     fn reads(&self) -> Kinds {
@@ -208,7 +228,8 @@ impl Invariant<PaxosNode> for Validity {
         "validity"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&(&self.ledger.accepts, &self.proposed), state);
+        self.ledger.memory(state);
+        hash_memory(&self.proposed, state);
     }
     fn reads(&self) -> Kinds {
         Kinds::COMMAND | Kinds::NOTE
@@ -251,7 +272,7 @@ impl Invariant<PaxosNode> for Validity {
 pub struct ChosenValueIsStable {
     ledger: AcceptLedger,
     /// Every accept seen: (number, value, acceptor).
-    accepts: BTreeSet<(Number, Value, sim_core::Name)>,
+    accepts: BTreeSet<(Number, Value, NodeName)>,
     chosen: Vec<ChosenFact>,
 }
 
@@ -272,7 +293,7 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
     }
     /// Every accept seen (a set), whose majorities are the chosen facts.
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&self.accepts, state);
+        hash_memory(&sim_core::symmetry::AsSet(&self.accepts), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -300,7 +321,8 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 ));
             }
         }
-        self.accepts.insert((*n, value.clone(), node.clone()));
+        self.accepts
+            .insert((*n, value.clone(), NodeName::from(node)));
         if let Some(fact) = self.ledger.accept(node, *n, value) {
             let above = self
                 .accepts

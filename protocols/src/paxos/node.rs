@@ -59,7 +59,7 @@ pub struct AcceptorState {
 }
 
 /// The phase a proposer is in.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Phase {
     /// No round in progress.
     #[default]
@@ -84,6 +84,33 @@ pub enum Phase {
         /// Acceptors that refused.
         nacks: BTreeSet<NodeId>,
     },
+}
+
+impl std::hash::Hash for Phase {
+    /// Who promised, accepted or refused as sets (see `sim_core::symmetry::AsSet`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        use sim_core::symmetry::AsSet;
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Phase::Idle => {}
+            Phase::Preparing { n, promises, nacks } => {
+                n.hash(state);
+                AsSet(promises).hash(state);
+                AsSet(nacks).hash(state);
+            }
+            Phase::Accepting {
+                n,
+                value,
+                accepted,
+                nacks,
+            } => {
+                n.hash(state);
+                value.hash(state);
+                AsSet(accepted).hash(state);
+                AsSet(nacks).hash(state);
+            }
+        }
+    }
 }
 
 /// A proposer's memory.
@@ -128,12 +155,25 @@ enum Ending {
 }
 
 /// A learner's memory: who accepted what, and which numbers it already noted as chosen.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LearnerState {
     /// Acceptors that accepted each proposal.
     pub accepts: BTreeMap<Proposal, BTreeSet<NodeId>>,
     /// Proposal numbers already noted as chosen.
     pub noted: BTreeSet<Number>,
+}
+
+impl std::hash::Hash for LearnerState {
+    /// Who accepted each proposal as a set (see `sim_core::symmetry::AsSet`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        use sim_core::symmetry::AsSet;
+        self.accepts.len().hash(state);
+        for (proposal, who) in &self.accepts {
+            proposal.hash(state);
+            AsSet(who).hash(state);
+        }
+        self.noted.hash(state);
+    }
 }
 
 impl LearnerState {
@@ -150,7 +190,7 @@ impl LearnerState {
 }
 
 /// One Paxos node and the roles it plays.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaxosNode {
     /// Who the acceptors and learners are.
     pub cluster: std::sync::Arc<Cluster>,
@@ -170,6 +210,17 @@ pub struct PaxosNode {
     pub numbering: Numbering,
     /// Deliberate mistakes in force.
     pub bugs: Bugs,
+}
+
+impl std::hash::Hash for PaxosNode {
+    /// The roles' state only: the cluster, timeouts, rules and bug knobs are the config's,
+    /// the same in every state of a run (and the acceptors' list, in id order, would tell
+    /// interchangeable acceptors apart; see `Paxos::interchangeable`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.proposer.hash(state);
+        self.acceptor.hash(state);
+        self.learner.hash(state);
+    }
 }
 
 impl PaxosNode {

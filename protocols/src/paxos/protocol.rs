@@ -126,6 +126,25 @@ impl Protocol for Paxos {
         ))
     }
 
+    /// The acceptors that play no other role, and those that also learn: an acceptor answers
+    /// whoever asks by the same rules, and nothing in Paxos tells two of them apart but their
+    /// names (a proposer counts a majority of any of them). Proposers never are: their ids
+    /// are the low digits of their numbers.
+    fn interchangeable(config: &PaxosConfig) -> Vec<Vec<NodeId>> {
+        let names = config.node_names();
+        let learner = |name: &str| config.learners().iter().any(|l| l == name);
+        let group = |learns: bool| -> Vec<NodeId> {
+            config
+                .acceptors
+                .iter()
+                .filter(|a| !config.proposers.contains(a) && learner(a) == learns)
+                .filter_map(|a| names.iter().position(|n| n == a))
+                .map(|i| NodeId(i as u32))
+                .collect()
+        };
+        vec![group(false), group(true)]
+    }
+
     /// A value is chosen: some schedule gets there (with `GiveUp`, a schedule where every
     /// phase times out before its replies arrive chooses nothing, which is allowed).
     fn sometimes(_config: &PaxosConfig) -> Vec<Sometimes<PaxosNode>> {

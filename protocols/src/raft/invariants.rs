@@ -11,8 +11,9 @@ use crate::raft::log::LastEntry;
 use crate::raft::log_invariants::{Change, Logs};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
-use sim_core::Broken;
 use sim_core::check::hash_memory;
+use sim_core::symmetry::AsSet;
+use sim_core::{Broken, NodeName};
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
 use std::hash::Hasher;
@@ -42,7 +43,7 @@ fn note(record: &Record<RaftNode>) -> Option<(&str, &RaftNote)> {
 /// Election safety (§5.2): at most one leader can be elected in a given term.
 #[derive(Clone, Debug, Default)]
 pub struct AtMostOneLeaderPerTerm {
-    leaders: BTreeMap<u64, String>,
+    leaders: BTreeMap<u64, NodeName>,
 }
 
 impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
@@ -67,7 +68,7 @@ impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
                     ),
                 ));
             }
-            self.leaders.insert(*term, node.to_string());
+            self.leaders.insert(*term, NodeName::from(node));
         }
         Ok(())
     }
@@ -77,7 +78,7 @@ impl Invariant<RaftNode> for AtMostOneLeaderPerTerm {
 /// when it stands).
 #[derive(Clone, Debug, Default)]
 pub struct OneVotePerTerm {
-    votes: BTreeMap<(String, u64), String>,
+    votes: BTreeMap<(NodeName, u64), NodeName>,
 }
 
 impl Invariant<RaftNode> for OneVotePerTerm {
@@ -85,7 +86,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
         "one-vote-per-term"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&self.votes, state);
+        hash_memory(&AsSet(&self.votes), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -96,7 +97,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
             Some((node, RaftNote::VoteGranted { term, candidate })) => (node, *term, &**candidate),
             _ => return Ok(()),
         };
-        let key = (node.to_string(), term);
+        let key = (NodeName::from(node), term);
         match self.votes.get(&key) {
             Some(first) if first != candidate => Err(broke(
                 format!("{node} voted twice in term {term}: for {first}, then for {candidate}"),
@@ -105,7 +106,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
                 ),
             )),
             _ => {
-                self.votes.insert(key, candidate.to_string());
+                self.votes.insert(key, NodeName::from(candidate));
                 Ok(())
             }
         }
@@ -115,7 +116,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
 /// currentTerm never decreases on a node, not even across a crash (it is durable).
 #[derive(Clone, Debug, Default)]
 pub struct TermsNeverDecrease {
-    terms: BTreeMap<String, u64>,
+    terms: BTreeMap<NodeName, u64>,
 }
 
 impl Invariant<RaftNode> for TermsNeverDecrease {
@@ -123,7 +124,7 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
         "terms-never-decrease"
     }
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&self.terms, state);
+        hash_memory(&AsSet(&self.terms), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -138,7 +139,7 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
             RaftNote::TermChanged { from, to } => (from, to),
             _ => return Ok(()),
         };
-        self.terms.insert(node.to_string(), to.max(known));
+        self.terms.insert(NodeName::from(node), to.max(known));
         if from < known {
             Err(broke(
                 format!(
@@ -167,9 +168,9 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
 pub struct AdoptHigherTerm {
     /// Message id -> (term it carries, deliveries still to come).
     in_flight: BTreeMap<u64, (u64, u32)>,
-    terms: BTreeMap<String, u64>,
+    terms: BTreeMap<NodeName, u64>,
     /// A node that must adopt a term in this step: (node, step, term, kind, sender).
-    pending: Option<(String, u64, u64, String, String)>,
+    pending: Option<(NodeName, u64, u64, String, NodeName)>,
 }
 
 impl Invariant<RaftNode> for AdoptHigherTerm {
@@ -184,7 +185,7 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
             .pending
             .as_ref()
             .map(|(node, _, term, kind, from)| (node, term, kind, from));
-        hash_memory(&(&self.terms, pending), state);
+        hash_memory(&(AsSet(&self.terms), pending), state);
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let result = match &self.pending {
@@ -225,11 +226,11 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                 let known = self.terms.get(&**to).copied().unwrap_or(0);
                 if let Some(term) = term.filter(|&t| t > known) {
                     self.pending = Some((
-                        to.to_string(),
+                        NodeName::from(&**to),
                         record.step,
                         term,
                         msg_kind.to_string(),
-                        from.to_string(),
+                        NodeName::from(&**from),
                     ));
                 }
             }
@@ -240,7 +241,7 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                     _ => None,
                 };
                 if let Some(to) = to {
-                    self.terms.insert(node.to_string(), to);
+                    self.terms.insert(NodeName::from(node), to);
                     if self
                         .pending
                         .as_ref()
@@ -287,13 +288,17 @@ impl AdoptHigherTerm {
 /// to them).
 #[derive(Clone, Debug, Default)]
 pub struct LeaderLogUpToDate {
-    logs: BTreeMap<String, LastEntry>,
+    logs: BTreeMap<NodeName, LastEntry>,
     entries: Logs,
 }
 
 impl Invariant<RaftNode> for LeaderLogUpToDate {
     fn name(&self) -> &'static str {
         "leader-log-up-to-date"
+    }
+    /// Each node's last entry and the logs, by node name.
+    fn memory(&self, state: &mut dyn Hasher) {
+        hash_memory(&(AsSet(&self.logs), &self.entries), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -305,7 +310,7 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
                 term: log.last().map_or(0, |e| e.term),
                 index: log.len() as u64,
             };
-            self.logs.insert(node.to_string(), last);
+            self.logs.insert(NodeName::from(node), last);
         }
         match note(record) {
             Some((
@@ -319,7 +324,7 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
                     term: *last_term,
                     index: *last_index,
                 };
-                self.logs.insert(node.to_string(), last);
+                self.logs.insert(NodeName::from(node), last);
                 Ok(())
             }
             Some((node, RaftNote::BecameLeader { term, last_log, .. })) => {
@@ -365,9 +370,9 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
 pub struct LeaderWithin {
     bound: Duration,
     /// Leaders in office (not stepped down, crashed or paused), with their term.
-    leaders: BTreeMap<String, u64>,
+    leaders: BTreeMap<NodeName, u64>,
     /// Leaders paused while in office: back in office when resumed (if nothing deposed them).
-    paused: BTreeMap<String, u64>,
+    paused: BTreeMap<NodeName, u64>,
     max_term: u64,
     /// When the current window started; `None` once a leader was seen in it.
     since: Option<Instant>,
@@ -415,7 +420,12 @@ impl Invariant<RaftNode> for LeaderWithin {
     }
     fn memory(&self, state: &mut dyn Hasher) {
         hash_memory(
-            &(&self.leaders, &self.paused, self.max_term, self.since),
+            &(
+                AsSet(&self.leaders),
+                AsSet(&self.paused),
+                self.max_term,
+                self.since,
+            ),
             state,
         );
     }
@@ -430,12 +440,12 @@ impl Invariant<RaftNode> for LeaderWithin {
                     }
                     Fault::Pause(node) => {
                         if let Some(term) = self.leaders.remove(&**node) {
-                            self.paused.insert(node.to_string(), term);
+                            self.paused.insert(NodeName::from(node), term);
                         }
                     }
                     Fault::Resume(node) => {
                         if let Some(term) = self.paused.remove(&**node) {
-                            self.leaders.insert(node.to_string(), term);
+                            self.leaders.insert(NodeName::from(node), term);
                         }
                     }
                     _ => {}
@@ -444,7 +454,7 @@ impl Invariant<RaftNode> for LeaderWithin {
             }
             Event::Note { node, note } => match *note {
                 RaftNote::BecameLeader { term, .. } => {
-                    self.leaders.insert(node.to_string(), term);
+                    self.leaders.insert(NodeName::from(node), term);
                 }
                 RaftNote::SteppedDown { .. } => {
                     self.leaders.remove(&**node);

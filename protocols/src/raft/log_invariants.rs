@@ -9,8 +9,8 @@ use crate::common::broke;
 use crate::raft::log::Entry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
-use sim_core::Broken;
 use sim_core::check::hash_memory;
+use sim_core::{Broken, NodeName};
 use sim_core::{Event, Fault, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
 use std::hash::Hasher;
@@ -26,10 +26,18 @@ pub fn all() -> Vec<Box<dyn Invariant<RaftNode>>> {
 }
 
 /// Every server's log as the records tell it, and which servers lead (and which term).
-#[derive(Clone, Debug, Default, Hash)]
+#[derive(Clone, Debug, Default)]
 pub struct Logs {
-    logs: BTreeMap<String, Vec<Entry>>,
-    pub(crate) leading: BTreeMap<String, u64>,
+    logs: BTreeMap<NodeName, Vec<Entry>>,
+    pub(crate) leading: BTreeMap<NodeName, u64>,
+}
+
+impl std::hash::Hash for Logs {
+    /// By node name, as sets (see `sim_core::symmetry::AsSet`).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        sim_core::symmetry::AsSet(&self.logs).hash(state);
+        sim_core::symmetry::AsSet(&self.leading).hash(state);
+    }
 }
 
 /// What a record did to the logs.
@@ -58,11 +66,11 @@ impl Logs {
             Event::Note { node, note } => match note {
                 RaftNote::Entries { terms } => {
                     let log = terms.iter().map(|&t| Entry::given(t)).collect();
-                    self.logs.insert(node.to_string(), log);
+                    self.logs.insert(NodeName::from(node), log);
                     Change::Log { node, dropped: 0 }
                 }
                 RaftNote::Appended { index, entry } => {
-                    let log = self.logs.entry(node.to_string()).or_default();
+                    let log = self.logs.entry(NodeName::from(node)).or_default();
                     log.truncate(index.saturating_sub(1) as usize);
                     log.push(entry.clone());
                     Change::Log { node, dropped: 0 }
@@ -73,7 +81,7 @@ impl Logs {
                     entries,
                     ..
                 } => {
-                    let log = self.logs.entry(node.to_string()).or_default();
+                    let log = self.logs.entry(NodeName::from(node)).or_default();
                     log.truncate(*kept as usize);
                     log.extend(entries.iter().cloned());
                     Change::Log {
@@ -82,7 +90,7 @@ impl Logs {
                     }
                 }
                 RaftNote::BecameLeader { term, .. } => {
-                    self.leading.insert(node.to_string(), *term);
+                    self.leading.insert(NodeName::from(node), *term);
                     Change::Leader { node, term: *term }
                 }
                 RaftNote::SteppedDown { .. } | RaftNote::Started { .. } => {
@@ -229,7 +237,7 @@ impl Invariant<RaftNode> for LeaderCompleteness {
                 }
             }
             // A leader of a higher term already in office must hold what is committed now.
-            let leaders: Vec<(String, u64)> = self
+            let leaders: Vec<(NodeName, u64)> = self
                 .logs
                 .leading
                 .iter()
@@ -283,7 +291,7 @@ impl LeaderCompleteness {
 #[derive(Clone, Debug, Default)]
 pub struct StateMachineSafety {
     /// Index -> (the entry first applied there, by whom).
-    applied: BTreeMap<u64, (Entry, String)>,
+    applied: BTreeMap<u64, (Entry, NodeName)>,
 }
 
 impl Invariant<RaftNode> for StateMachineSafety {
@@ -319,7 +327,7 @@ impl Invariant<RaftNode> for StateMachineSafety {
                 Some(_) => {}
                 None => {
                     self.applied
-                        .insert(index, (entry.clone(), node.to_string()));
+                        .insert(index, (entry.clone(), NodeName::from(&**node)));
                 }
             }
         }

@@ -115,6 +115,31 @@ impl Protocol for Raft {
         }]
     }
 
+    /// Servers with the same spec (log, term, timeouts) and no pinned first deadline, in an
+    /// election-only config: a vote goes to whoever asks first with a log as up to date,
+    /// nothing breaks a tie by id. With replication a leader keeps its `nextIndex` by
+    /// position, and clients pick servers by position, so nothing is interchangeable then.
+    fn interchangeable(config: &RaftConfig) -> Vec<Vec<NodeId>> {
+        if config.replication || !config.clients.is_empty() {
+            return Vec::new();
+        }
+        let mut groups: BTreeMap<String, Vec<NodeId>> = BTreeMap::new();
+        for (i, spec) in config.nodes.iter().enumerate() {
+            if config.first_deadline_ms.contains_key(&spec.name) {
+                continue;
+            }
+            // Every field but the name (a field added later splits groups until it is
+            // thought about here).
+            let mut alike = spec.clone();
+            alike.name.clear();
+            groups
+                .entry(format!("{alike:?}"))
+                .or_default()
+                .push(NodeId(i as u32));
+        }
+        groups.into_values().collect()
+    }
+
     /// A server's current term.
     fn epoch(actor: &RaftNode) -> Option<u64> {
         actor.server().map(|s| s.current_term())

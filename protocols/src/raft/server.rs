@@ -69,12 +69,20 @@ impl Settings {
 }
 
 /// Whether we still wait for a peer's reply, and since which request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Awaiting {
     /// Request `seq` is unanswered; its RPC timer is armed.
     Pending(u64),
     /// The timeout was noted; quiet until the peer answers again.
     TimedOut,
+}
+
+impl std::hash::Hash for Awaiting {
+    /// Whether a reply is awaited, not the request's number: a token that only pairs the wait
+    /// with its timer (see `RaftTimer`'s hash).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        matches!(self, Awaiting::Pending(_)).hash(state);
+    }
 }
 
 /// When a node led, kept out of the state's hash (see [`Server::led`]).
@@ -86,7 +94,7 @@ impl std::hash::Hash for Led {
 }
 
 /// A Raft server.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
     /// Every node's name, by `NodeId` (for notes): the servers, then the clients.
     pub(crate) names: Arc<[String]>,
@@ -124,6 +132,34 @@ pub struct Server {
     /// leads): what a search's liveness check reads. Not part of the state's hash, which
     /// holds no absolute time.
     led: Led,
+}
+
+impl std::hash::Hash for Server {
+    /// Every field but the next request number, the votes and the replies awaited as sets
+    /// (see `sim_core::symmetry::AsSet`); `led` hashes as nothing.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        use sim_core::symmetry::AsSet;
+        self.names.hash(state);
+        self.servers.hash(state);
+        self.settings.hash(state);
+        self.first_deadline.hash(state);
+        self.started.hash(state);
+        self.log.hash(state);
+        self.current_term.hash(state);
+        self.voted_for.hash(state);
+        self.role.hash(state);
+        AsSet(&self.votes).hash(state);
+        self.leader.hash(state);
+        self.commit_index.hash(state);
+        self.last_applied.hash(state);
+        self.kv.hash(state);
+        self.next_index.hash(state);
+        self.match_index.hash(state);
+        self.older_held.hash(state);
+        AsSet(&self.awaiting).hash(state);
+        // Not `next_seq`: request numbers are tokens (see `Awaiting`'s hash).
+        self.led.hash(state);
+    }
 }
 
 impl Server {

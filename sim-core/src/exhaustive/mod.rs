@@ -87,6 +87,9 @@ pub struct Options<A: Actor> {
     /// message staying in flight (stateright's semantics), rather than a move that consumes
     /// it. The protocol says which it follows (`Protocol::IGNORED_MESSAGES_WAIT`).
     pub ignored_wait: bool,
+    /// Interchangeable nodes: states that are renamings of each other are merged (see
+    /// [`crate::symmetry`]). `None` merges only states that are the same.
+    pub symmetry: Option<std::sync::Arc<crate::symmetry::Symmetry>>,
 }
 
 impl<A: Actor> Default for Options<A> {
@@ -101,6 +104,7 @@ impl<A: Actor> Default for Options<A> {
             keep_going: false,
             within: None,
             ignored_wait: false,
+            symmetry: None,
         }
     }
 }
@@ -277,7 +281,7 @@ impl<A: Actor> Frontier<A> {
         let losses = self.losses - u32::from(mv.kind == MoveKind::Lose);
         let dups = self.dups - u32::from(mv.kind == MoveKind::Duplicate);
         Some(Frontier {
-            fp: fingerprint(&sim, losses, dups, scratch),
+            fp: fingerprint(&sim, losses, dups, options, scratch),
             sim,
             depth: self.depth + 1,
             losses,
@@ -339,6 +343,7 @@ pub fn explore<A: Actor>(
         &start,
         options.loss_budget,
         options.dup_budget,
+        options,
         &mut Default::default(),
     );
     let mut search = Search {
@@ -388,12 +393,12 @@ pub fn explore<A: Actor>(
     let paths: Vec<Option<Vec<Move>>> = search
         .reached
         .iter()
-        .map(|r| r.map(|fp| search.path_to(fp)))
+        .map(|r| r.map(|fp| search.path_to(fp, &origin)))
         .collect();
     // The violation's words come from a replay of its path, not from whichever copy of the
     // state a thread kept: they then describe the path reported, at any thread count.
     let violation = search.violation.take().map(|(fp, _)| {
-        let path = search.path_to(fp);
+        let path = search.path_to(fp, &origin);
         let mut end = follow(&origin, &path);
         let violations = match end.violations() {
             [] => end.finish().violations,
@@ -427,18 +432,20 @@ pub fn follow<A: Actor>(start: &Sim<A>, path: &[Move]) -> Sim<A> {
 /// The root's stand-in for "the move that led here".
 const ROOT_MOVE: Move = Move::ROOT;
 
-/// A state's fingerprint: its untimed hash and the budgets it has left.
+/// A state's fingerprint: its untimed hash (up to the options' symmetry) and the budgets it
+/// has left.
 fn fingerprint<A: Actor>(
     sim: &Sim<A>,
     losses: u32,
     dups: u32,
+    options: &Options<A>,
     scratch: &mut (Vec<u64>, BufferHasher),
 ) -> u64 {
-    stable_hash(&(
-        sim.untimed_hash(&mut scratch.0, &mut scratch.1),
-        losses,
-        dups,
-    ))
+    let hash = match &options.symmetry {
+        Some(symmetry) => sim.symmetric_hash(symmetry, &mut scratch.0, &mut scratch.1),
+        None => sim.untimed_hash(&mut scratch.0, &mut scratch.1),
+    };
+    stable_hash(&(hash, losses, dups))
 }
 
 struct Search<'a, A: Actor> {
@@ -831,12 +838,19 @@ impl<A: Actor> Search<'_, A> {
         progress(&self.stats);
     }
 
-    /// The moves from the start to the visited state `fp`.
-    fn path_to(&self, mut fp: u64) -> Vec<Move> {
+    /// The moves from `origin` (the start) to the visited state `fp`.
+    ///
+    /// Under symmetry the state kept for a fingerprint may be a renaming of the one its
+    /// recorded move leads to (two threads reach a class from different parents, and the
+    /// smaller parent is kept as its way there), so the recorded moves are not followed:
+    /// the chain of fingerprints is, each step taking the first move of the state in hand
+    /// that reaches the next fingerprint (one exists, the states being renamings).
+    fn path_to(&self, mut fp: u64, origin: &Sim<A>) -> Vec<Move> {
         if let Some((_, path)) = self.paths.iter().find(|(f, _)| *f == fp) {
             return path.clone();
         }
         let mut path = Vec::new();
+        let mut chain = vec![fp];
         loop {
             let seen = self
                 .visited
@@ -847,8 +861,38 @@ impl<A: Actor> Search<'_, A> {
             }
             path.push(seen.mv);
             fp = seen.parent;
+            chain.push(fp);
         }
         path.reverse();
-        path
+        if self.options.symmetry.is_none() {
+            return path;
+        }
+        chain.reverse();
+        let options = self.options;
+        let mut state = Frontier {
+            sim: Box::new(origin.clone()),
+            fp: chain[0],
+            depth: 0,
+            losses: options.loss_budget,
+            dups: options.dup_budget,
+        };
+        let (mut answers, mut scratch, mut moves) =
+            (IgnoredAnswers::default(), Default::default(), Vec::new());
+        let mut found = Vec::with_capacity(path.len());
+        for &next in &chain[1..] {
+            state
+                .sim
+                .moves(state.losses > 0, state.dups > 0, &mut moves);
+            let (mv, child) = moves
+                .iter()
+                .find_map(|&mv| {
+                    let child = state.after(mv, options, &mut answers, &mut scratch)?;
+                    (child.fp == next).then_some((mv, child))
+                })
+                .expect("a renaming of the state kept has a move to the next on the path");
+            found.push(mv);
+            state = child;
+        }
+        found
     }
 }

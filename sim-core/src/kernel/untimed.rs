@@ -12,6 +12,7 @@ use crate::actor::{Actor, Message};
 use crate::hash::{BufferHasher, stable_hash};
 use crate::id::{MsgId, NodeId};
 use crate::net::DropReason;
+use crate::symmetry::Symmetry;
 use crate::trace::{Event, Kinds};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
@@ -403,19 +404,7 @@ impl<A: Actor> Sim<A> {
         for node in &self.nodes {
             debug_assert!(!node.dirty, "take() refreshes every changed actor's hash");
             node.hash.hash(h);
-            node.status.hash(h);
-            node.clock.hash(h);
-            if self.role_restarts {
-                node.crashed_claim.hash(h);
-            }
-            scratch.clear();
-            scratch.extend(
-                node.timers
-                    .iter()
-                    .map(|t| stable_hash(&(&t.timer, t.overdue))),
-            );
-            scratch.sort_unstable();
-            scratch.hash(h);
+            self.hash_node_rest(node, scratch, h);
         }
         scratch.clear();
         let mut actions = 0u64;
@@ -426,6 +415,73 @@ impl<A: Actor> Sim<A> {
                 Pending::Start(_) | Pending::Timer { .. } => {}
             }
         }
+        self.hash_rest(actions, scratch, h)
+    }
+
+    /// The state's hash up to a renaming of `symmetry`'s interchangeable nodes: the smallest of
+    /// [`Sim::untimed_hash`] and that hash taken of each renamed copy of the state (see
+    /// [`crate::symmetry`]). Two states that are renamings of each other hash alike.
+    pub fn symmetric_hash(
+        &self,
+        symmetry: &Symmetry,
+        scratch: &mut Vec<u64>,
+        h: &mut BufferHasher,
+    ) -> u64 {
+        let own = self.untimed_hash(scratch, h);
+        symmetry.smallest(own, |renaming| self.renamed_hash(renaming, scratch, h))
+    }
+
+    /// [`Sim::untimed_hash`] of the state with node `i` renamed `renaming[i]` (the renaming in
+    /// force while this runs): node `j`'s part is that of the node renamed `j`, and every
+    /// hash the kernel keeps (an actor's, a message's) is taken again, since the ids and names
+    /// inside are renamed.
+    fn renamed_hash(&self, renaming: &[u32], scratch: &mut Vec<u64>, h: &mut BufferHasher) -> u64 {
+        h.clear();
+        let h = &mut *h;
+        for j in 0..self.nodes.len() as u32 {
+            let i = renaming.iter().position(|&r| r == j).unwrap_or(j as usize);
+            let node = &self.nodes[i];
+            stable_hash(&*node.actor).hash(h);
+            self.hash_node_rest(node, scratch, h);
+        }
+        scratch.clear();
+        let mut actions = 0u64;
+        for pending in self.queue.pending() {
+            match pending {
+                Pending::Deliver {
+                    from,
+                    to,
+                    msg,
+                    copied,
+                    ..
+                } => scratch.push(stable_hash(&(from, to, msg, *copied))),
+                Pending::Action(_) => actions += 1,
+                Pending::Start(_) | Pending::Timer { .. } => {}
+            }
+        }
+        self.hash_rest(actions, scratch, h)
+    }
+
+    /// A node's part of the state's hash after its actor's: status, clock, timers.
+    fn hash_node_rest(&self, node: &super::Node<A>, scratch: &mut Vec<u64>, h: &mut BufferHasher) {
+        node.status.hash(h);
+        node.clock.hash(h);
+        if self.role_restarts {
+            node.crashed_claim.hash(h);
+        }
+        scratch.clear();
+        scratch.extend(
+            node.timers
+                .iter()
+                .map(|t| stable_hash(&(&t.timer, t.overdue))),
+        );
+        scratch.sort_unstable();
+        scratch.hash(h);
+    }
+
+    /// The end of the state's hash: the messages in flight (their content hashes in
+    /// `scratch`), the timeline steps left, the network, the invariants' memory.
+    fn hash_rest(&self, actions: u64, scratch: &mut [u64], h: &mut BufferHasher) -> u64 {
         scratch.sort_unstable();
         scratch.hash(h);
         actions.hash(h);

@@ -28,6 +28,7 @@ struct Report<'a> {
     loss_budget: u32,
     dup_budget: u32,
     max_epoch: Option<u64>,
+    symmetry: bool,
     bugs: &'a [String],
     sets: &'a [String],
     #[serde(flatten)]
@@ -72,6 +73,7 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         max_epoch: args.max_epoch,
         keep_going: args.keep_going,
         max_states: args.max_states,
+        symmetry: args.symmetry,
     };
     let origin = format!(
         "{} --exhaustive{}",
@@ -124,6 +126,7 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         loss_budget: args.loss_budget,
         dup_budget: args.dup_budget,
         max_epoch: args.max_epoch,
+        symmetry: args.symmetry,
         bugs: &args.bugs,
         sets: &args.sets,
         outcome: &outcome,
@@ -165,6 +168,9 @@ fn flags(args: &ExploreArgs) -> String {
         if let Some(v) = value {
             words.push_str(&format!(" {flag} {v}"));
         }
+    }
+    if args.symmetry {
+        words.push_str(" --symmetry");
     }
     words
 }
@@ -249,6 +255,9 @@ fn flags_words(report: &Report<'_>) -> String {
     }
     for bug in report.bugs {
         words.push_str(&format!(", bug {bug}"));
+    }
+    for group in &report.outcome.interchangeable {
+        words.push_str(&format!(", {} interchangeable", group.join("/")));
     }
     words
 }
