@@ -5,6 +5,8 @@
 //! meaning beyond that.
 
 use serde::{Deserialize, Serialize};
+pub(crate) mod renaming;
+
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -18,7 +20,7 @@ impl Hash for NodeId {
     /// The id as a `u32`; while a search hashes a state under a renaming of interchangeable
     /// nodes (see [`crate::symmetry`]), the renamed id.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        crate::symmetry::renamed_id(self.0).hash(state);
+        renaming::renamed_id(self.0).hash(state);
     }
 }
 
@@ -49,7 +51,7 @@ pub struct NodeName(pub Name);
 
 impl Hash for NodeName {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        crate::symmetry::hash_name(&self.0, state);
+        renaming::hash_name(&self.0, state);
     }
 }
 

@@ -12,8 +12,8 @@
 //! they are renamings of each other: merging them is sound.
 //!
 //! A renaming is applied while hashing, not by copying the state: while one is in force on a
-//! thread (see [`Symmetry::renamed`]), a [`NodeId`]'s `Hash` writes the renamed id and a
-//! [`NodeName`]'s the renamed name, wherever they sit in an actor, a message, a timer or an
+//! thread (while [`Symmetry::smallest`] hashes), a [`NodeId`]'s `Hash` writes the renamed id and a
+//! [`NodeName`](crate::NodeName)'s the renamed name, wherever they sit in an actor, a message, a timer or an
 //! invariant's memory. So a protocol that declares a group (see
 //! [`crate::Protocol::interchangeable`]) promises that its states refer to nodes only through
 //! `NodeId` and `NodeName` values: never by a position in a list indexed by node, never by a
@@ -28,59 +28,11 @@
 //! breadth first, depth first and two threads may count differently
 //! (`tests/it/exhaustive.rs` checks they agree for each protocol that declares groups).
 
+use crate::id::renaming;
 use crate::id::{Name, NodeId};
-use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Whether any thread has ever put a renaming in force: until then, hashing an id reads no
-/// thread-local state (the common case, and every timed run's).
-static EVER: AtomicBool = AtomicBool::new(false);
-
-/// A renaming as hashing reads it: the new id of each id (empty: none in force), and each
-/// renamed node's (old name, new name).
-type InForce = (Vec<u32>, Vec<(Name, Name)>);
-
-thread_local! {
-    /// The renaming in force on this thread.
-    static RENAMING: RefCell<InForce> = const { RefCell::new((Vec::new(), Vec::new())) };
-}
-
-/// The id `id` hashes as: its renamed id while a renaming is in force on this thread.
-#[inline]
-pub(crate) fn renamed_id(id: u32) -> u32 {
-    if !EVER.load(Ordering::Relaxed) {
-        return id;
-    }
-    RENAMING.with(|r| r.borrow().0.get(id as usize).copied().unwrap_or(id))
-}
-
-/// Calls `f` with the name `name` hashes as: its renamed name while a renaming is in force.
-#[inline]
-pub(crate) fn with_renamed_name<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
-    if !EVER.load(Ordering::Relaxed) {
-        return f(name);
-    }
-    RENAMING.with(|r| {
-        let r = r.borrow();
-        match r.1.iter().find(|(old, _)| &**old == name) {
-            Some((_, new)) => f(new),
-            None => f(name),
-        }
-    })
-}
-
-/// Hashes `name`, a node's name, as [`NodeName`] does: its renamed name while a renaming is in
-/// force. For a memory that keeps names in its own layout (indices into a sorted list of
-/// them) and so hashes them one by one.
-///
-/// [`NodeName`]: crate::NodeName
-pub fn hash_name<H: Hasher + ?Sized>(name: &str, state: &mut H) {
-    with_renamed_name(name, |renamed| {
-        state.write(renamed.as_bytes());
-        state.write_u8(0xff);
-    });
-}
+pub use crate::id::renaming::hash_name;
 
 /// Hashes `items` as a set (a multiset): the sorted hashes of the items, so their order does
 /// not count. A map or set keyed by node (`BTreeMap<NodeId, _>`, `BTreeSet<NodeName>`) keeps
@@ -107,19 +59,6 @@ where
 {
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_set(self.0.into_iter(), state);
-    }
-}
-
-/// Clears this thread's renaming when dropped, so a panic while hashing leaves none in force.
-struct Restore;
-
-impl Drop for Restore {
-    fn drop(&mut self) {
-        RENAMING.with(|r| {
-            let mut r = r.borrow_mut();
-            r.0.clear();
-            r.1.clear();
-        });
     }
 }
 
@@ -223,21 +162,12 @@ impl Symmetry {
 
     /// Calls `f` with renaming `r` in force on this thread.
     fn renamed<R>(&self, r: &[u32], f: impl FnOnce() -> R) -> R {
-        EVER.store(true, Ordering::Relaxed);
-        RENAMING.with(|cell| {
-            let mut cell = cell.borrow_mut();
-            let (ids, names) = &mut *cell;
-            ids.clear();
-            ids.extend_from_slice(r);
-            names.clear();
-            for (old, &new) in r.iter().enumerate() {
-                if new as usize != old {
-                    names.push((self.names[old].clone(), self.names[new as usize].clone()));
-                }
-            }
-        });
-        let _restore = Restore;
-        f()
+        let names = r
+            .iter()
+            .enumerate()
+            .filter(|&(old, &new)| new as usize != old)
+            .map(|(old, &new)| (self.names[old].clone(), self.names[new as usize].clone()));
+        renaming::in_force(r, names, f)
     }
 }
 

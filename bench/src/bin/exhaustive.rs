@@ -3,7 +3,8 @@
 //! `cargo run --release -p dsim-bench --bin exhaustive` explores, each in a child process of
 //! its own (so that each peak memory is its own): the one-proposer Paxos configuration
 //! (complete), the bundled two-proposer `search/paxos-exhaustive` to depth 13, and
-//! `search/raft-exhaustive` with terms up to 3 to depth 8; breadth first on 1 and 2 threads and
+//! `search/raft-exhaustive` with terms up to 3 to depth 8, the last two also with `--symmetry`
+//! (interchangeable acceptors, servers); breadth first on 1 and 2 threads and
 //! depth first. It prints unique states, states/s, the 2-thread speed-up and the peak resident
 //! memory per state (the process's high-water mark over the states it visited). The allocator
 //! is mimalloc, as in the `dsim` binary.
@@ -18,8 +19,16 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// A configuration: (label, bundled file, depth bound, epoch bound, one proposer only).
-type Config = (&'static str, &'static str, Option<u32>, Option<u64>, bool);
+/// A configuration: (label, bundled file, depth bound, epoch bound, one proposer only,
+/// `--symmetry`).
+type Config = (
+    &'static str,
+    &'static str,
+    Option<u32>,
+    Option<u64>,
+    bool,
+    bool,
+);
 
 const CONFIGS: &[Config] = &[
     (
@@ -28,6 +37,7 @@ const CONFIGS: &[Config] = &[
         None,
         None,
         true,
+        false,
     ),
     (
         "paxos 2x3, depth 13",
@@ -35,6 +45,15 @@ const CONFIGS: &[Config] = &[
         Some(13),
         None,
         false,
+        false,
+    ),
+    (
+        "paxos 2x3, depth 13, symmetry",
+        "search/paxos-exhaustive",
+        Some(13),
+        None,
+        false,
+        true,
     ),
     (
         "raft 3 nodes, term 3, depth 8",
@@ -42,6 +61,15 @@ const CONFIGS: &[Config] = &[
         Some(8),
         Some(3),
         false,
+        false,
+    ),
+    (
+        "raft 3, term 3, depth 8, symmetry",
+        "search/raft-exhaustive",
+        Some(8),
+        Some(3),
+        false,
+        true,
     ),
 ];
 
@@ -93,7 +121,8 @@ fn main() {
 
 /// One exploration; prints "states states/s peak-bytes".
 fn child(config: &str, order: &str, jobs: &str) {
-    let (_, name, depth, epoch, one) = CONFIGS[config.parse::<usize>().expect("an index")];
+    let (_, name, depth, epoch, one, symmetry) =
+        CONFIGS[config.parse::<usize>().expect("an index")];
     let bundled = scenarios::bundled::find(name).expect("bundled");
     let mut text = bundled.source.to_string();
     if one {
@@ -112,6 +141,7 @@ fn child(config: &str, order: &str, jobs: &str) {
         max_depth: depth,
         max_epoch: epoch,
         jobs: jobs.parse().expect("a thread count"),
+        symmetry,
         ..Settings::default()
     };
     let before = peak_bytes();
