@@ -253,8 +253,8 @@ pub fn symmetry<P: Protocol>(prep: &Prepared<P>) -> Result<Symmetry, String> {
     let symmetry = Symmetry::new(groups, &names).map_err(|why| format!("--symmetry: {why}"))?;
     if symmetry.is_trivial() {
         return Err(
-            "--symmetry: the timeline names every interchangeable node but one, which tells \
-             them apart: there is nothing to merge, drop the flag"
+            "--symmetry: no two interchangeable nodes are left (the timeline names them, or no \
+             two nodes of the config are alike): there is nothing to merge, drop the flag"
                 .into(),
         );
     }

@@ -920,7 +920,7 @@ impl<A: Actor> Sim<A> {
             self.stopped = Some(StopReason::InFlightLimit);
         }
         let key = if self.untimed {
-            stable_hash(&(from, to, &msg, false))
+            untimed::message_key(from, to, &msg, false)
         } else {
             0
         };

@@ -109,6 +109,12 @@ pub enum Taken {
     Acted,
 }
 
+/// A message's content hash in an untimed run: what [`Move`]s name it by and the state's hash
+/// holds of it (sender, receiver, payload, whether already copied).
+pub(super) fn message_key<M: Hash>(from: NodeId, to: NodeId, msg: &M, copied: bool) -> u64 {
+    stable_hash(&(from, to, msg, copied))
+}
+
 impl<A: Actor> Sim<A> {
     /// Makes this run untimed: every pending start happens now (in node order), every link
     /// delivers once (losses and copies become moves), and from now on every node's random
@@ -313,7 +319,7 @@ impl<A: Actor> Sim<A> {
                     panic!("no message in slot {slot}");
                 };
                 *copied = true;
-                *key = stable_hash(&(&*from, &*to, &*msg, true));
+                *key = message_key(*from, *to, msg, true);
                 let (id, from, to, msg) = (*id, *from, *to, msg.clone());
                 self.stats.duplicated += 1;
                 self.steps += 1;
@@ -399,23 +405,7 @@ impl<A: Actor> Sim<A> {
     /// stopped. Not in it: times, step and message counters, the random streams, statistics.
     /// `scratch` and `h` are reused between calls.
     pub fn untimed_hash(&self, scratch: &mut Vec<u64>, h: &mut BufferHasher) -> u64 {
-        h.clear();
-        let h = &mut *h;
-        for node in &self.nodes {
-            debug_assert!(!node.dirty, "take() refreshes every changed actor's hash");
-            node.hash.hash(h);
-            self.hash_node_rest(node, scratch, h);
-        }
-        scratch.clear();
-        let mut actions = 0u64;
-        for pending in self.queue.pending() {
-            match pending {
-                Pending::Deliver { key, .. } => scratch.push(*key),
-                Pending::Action(_) => actions += 1,
-                Pending::Start(_) | Pending::Timer { .. } => {}
-            }
-        }
-        self.hash_rest(actions, scratch, h)
+        self.hash_state(None, scratch, h)
     }
 
     /// The state's hash up to a renaming of `symmetry`'s interchangeable nodes: the smallest of
@@ -428,33 +418,51 @@ impl<A: Actor> Sim<A> {
         h: &mut BufferHasher,
     ) -> u64 {
         let own = self.untimed_hash(scratch, h);
-        symmetry.smallest(own, |renaming| self.renamed_hash(renaming, scratch, h))
+        symmetry.smallest(own, |renaming| self.hash_state(Some(renaming), scratch, h))
     }
 
-    /// [`Sim::untimed_hash`] of the state with node `i` renamed `renaming[i]` (the renaming in
-    /// force while this runs): node `j`'s part is that of the node renamed `j`, and every
-    /// hash the kernel keeps (an actor's, a message's) is taken again, since the ids and names
-    /// inside are renamed.
-    fn renamed_hash(&self, renaming: &[u32], scratch: &mut Vec<u64>, h: &mut BufferHasher) -> u64 {
+    /// [`Sim::untimed_hash`] itself (`renaming` `None`: the hashes the kernel keeps of each
+    /// actor and message are used), or that of the state with node `i` renamed `renaming[i]`
+    /// (the renaming in force while this runs): node `j`'s part is then that of the node
+    /// renamed `j`, and every kept hash is taken again, since the ids and names inside are
+    /// renamed.
+    fn hash_state(
+        &self,
+        renaming: Option<&[u32]>,
+        scratch: &mut Vec<u64>,
+        h: &mut BufferHasher,
+    ) -> u64 {
         h.clear();
         let h = &mut *h;
-        for j in 0..self.nodes.len() as u32 {
-            let i = renaming.iter().position(|&r| r == j).unwrap_or(j as usize);
-            let node = &self.nodes[i];
-            stable_hash(&*node.actor).hash(h);
+        for j in 0..self.nodes.len() {
+            let node = match renaming {
+                None => {
+                    let node = &self.nodes[j];
+                    debug_assert!(!node.dirty, "take() refreshes every changed actor's hash");
+                    node.hash.hash(h);
+                    node
+                }
+                Some(r) => {
+                    let i = r.iter().position(|&r| r as usize == j).unwrap_or(j);
+                    let node = &self.nodes[i];
+                    stable_hash(&*node.actor).hash(h);
+                    node
+                }
+            };
             self.hash_node_rest(node, scratch, h);
         }
         scratch.clear();
         let mut actions = 0u64;
         for pending in self.queue.pending() {
             match pending {
+                Pending::Deliver { key, .. } if renaming.is_none() => scratch.push(*key),
                 Pending::Deliver {
                     from,
                     to,
                     msg,
                     copied,
                     ..
-                } => scratch.push(stable_hash(&(from, to, msg, *copied))),
+                } => scratch.push(message_key(*from, *to, msg, *copied)),
                 Pending::Action(_) => actions += 1,
                 Pending::Start(_) | Pending::Timer { .. } => {}
             }
