@@ -8,7 +8,8 @@
 //! chunks of 64 seeds, as `dsim explore` runs them), and the probe on a pool of 2 threads. It prints seeds/s of each, the ratios, and heap
 //! allocations per seed of the sweep and of the probe (counted by a wrapping global
 //! allocator). Because both paths read the same file in one run, the ratio holds whatever the
-//! file's defaults become.
+//! file's defaults become. `DSIM_BENCH_ONLY=probe` (or `sweep`) runs that path alone, for
+//! profiling it (`perf record`).
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
 use rayon::prelude::*;
@@ -54,6 +55,19 @@ fn main() {
         .count();
 
     let all: Vec<u64> = (0..seeds).collect();
+    if let Ok(only) = std::env::var("DSIM_BENCH_ONLY") {
+        for _ in 0..ROUNDS {
+            match only.as_str() {
+                "sweep" => (0..seeds).for_each(|seed| {
+                    std::hint::black_box(loaded.measure(seed));
+                }),
+                _ => all.chunks(64).for_each(|chunk| {
+                    std::hint::black_box(loaded.probe_many(chunk, &none));
+                }),
+            }
+        }
+        return;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
