@@ -5,21 +5,23 @@
 //! interleaved rounds:
 //! a sweep's per-seed work on one thread (every record kept, expectations and figures
 //! computed), explore's probe on one thread (every invariant checked at every step, no trace;
-//! chunks of 64 seeds, as `dsim explore` runs them), and the probe on a pool of 2 threads. It prints seeds/s of each, the ratios, and heap
-//! allocations per seed of the sweep and of the probe (counted by a wrapping global
-//! allocator). Because both paths read the same file in one run, the ratio holds whatever the
+//! chunks of 64 seeds, as `dsim explore` runs them), and the probe on a pool of 2 threads. It
+//! prints seeds/s of each, the ratios, and heap allocations and reallocations per seed of the
+//! sweep and of the probe (counted by the bench's global allocator: mimalloc, as in `dsim`,
+//! wrapped to count). Because both paths read the same file in one run, the ratio holds whatever the
 //! file's defaults become. `DSIM_BENCH_ONLY=probe` (or `sweep`) runs that path alone, for
 //! profiling it (`perf record`).
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
 use rayon::prelude::*;
 use scenarios::registry::LoadedScenario;
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
-use std::alloc::System;
 use std::time::Instant;
 
+/// mimalloc, as in `dsim`, counting each thread's heap operations (thread-local counters: no
+/// contention between the 2-thread runs).
 #[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+static GLOBAL: densa_alloc::CountingAllocator<mimalloc::MiMalloc> =
+    densa_alloc::CountingAllocator::new(mimalloc::MiMalloc);
 
 const ROUNDS: usize = 5;
 
@@ -30,9 +32,8 @@ fn seeds_per_second(seeds: u64, work: &mut dyn FnMut()) -> f64 {
 }
 
 fn allocations_per_seed(seeds: u64, work: impl FnOnce()) -> f64 {
-    let region = Region::new(GLOBAL);
-    work();
-    region.change().allocations as f64 / seeds as f64
+    let ((), change) = densa_alloc::measure(work);
+    (change.allocs + change.reallocs) as f64 / seeds as f64
 }
 
 fn main() {

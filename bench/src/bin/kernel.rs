@@ -4,20 +4,21 @@
 //! latency uniform in 1-10 ms and 1 or 64 tokens in flight: ns per event for a bare
 //! `BinaryHeap` of (time, seq) events (with the same latency draws), for the kernel with tracing
 //! off, and for the kernel writing a full JSON Lines trace to memory; and heap allocations per
-//! event (counted by a wrapping global allocator) on the kernel's hot path with tracing off.
+//! event (counted by the bench's global allocator: mimalloc, as in `dsim`, wrapped to count) on the kernel's hot path with tracing off.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
 use protocols::token_ring::TokenRing;
 use sim_core::{
     Duration, Instant, Latency, Limits, LinkConfig, Sim, SimConfig, SimRng, Stream, TraceMode,
 };
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
-use std::alloc::System;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// mimalloc, as in `dsim`, counting each thread's heap operations (thread-local counters: no
+/// contention between the 2-thread runs).
 #[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+static GLOBAL: densa_alloc::CountingAllocator<mimalloc::MiMalloc> =
+    densa_alloc::CountingAllocator::new(mimalloc::MiMalloc);
 
 const EVENTS: u64 = 2_000_000;
 const ROUNDS: usize = 5;
@@ -122,14 +123,14 @@ fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f
     // The buffer is reused across rounds, so its pages are already mapped: this measures
     // writing the trace, not the kernel's page faults.
     buffer.0.lock().expect("one thread").clear();
-    let region = Region::new(GLOBAL);
     let start = std::time::Instant::now();
-    for _ in 0..EVENTS {
-        sim.step();
-    }
+    let ((), change) = densa_alloc::measure(|| {
+        for _ in 0..EVENTS {
+            sim.step();
+        }
+    });
     let ns = start.elapsed().as_nanos() as f64 / EVENTS as f64;
-    let change = region.change();
-    let allocs = change.allocations + change.reallocations;
+    let allocs = change.allocs + change.reallocs;
     std::hint::black_box(buffer.0.lock().expect("one thread").len());
     (ns, allocs as f64 / EVENTS as f64)
 }

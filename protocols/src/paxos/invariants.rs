@@ -12,7 +12,7 @@ use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
 use sim_core::check::hash_memory;
-use sim_core::{Broken, NodeName};
+use sim_core::{Broken, Name, NodeName};
 use sim_core::{Event, Invariant, Kinds, Record};
 use std::collections::BTreeSet;
 use std::hash::Hasher;
@@ -24,18 +24,53 @@ pub struct ChosenFact {
     pub n: Number,
     /// The value.
     pub value: Value,
-    /// Who witnessed it, in words ("a majority (a1, a2) accepted", "relay-2 learned").
-    pub witness: String,
-    /// The same in the course's Spanish ("una mayoría (a1, a2) aceptó").
-    pub witness_es: String,
+    /// Who witnessed it.
+    pub witness: Witness,
+}
+
+/// Who saw a value chosen: kept as names and put in words only when a violation is reported,
+/// so that a search checking every step formats nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Witness {
+    /// A learner's `Chosen` note.
+    Learned(Name),
+    /// A majority of acceptors accepted the same proposal (these, in name order).
+    Majority(Vec<Name>),
+}
+
+impl Witness {
+    /// "a majority (a1, a2) accepted", "relay-2 learned".
+    pub fn describe(&self) -> String {
+        match self {
+            Witness::Learned(node) => format!("{node} learned"),
+            Witness::Majority(names) => format!("a majority ({}) accepted", names.join(", ")),
+        }
+    }
+    /// The same in the course's Spanish: "una mayoría (a1, a2) aceptó", "relay-2 aprendió".
+    pub fn describe_es(&self) -> String {
+        match self {
+            Witness::Learned(node) => format!("{node} aprendió"),
+            Witness::Majority(names) => format!("una mayoría ({}) aceptó", names.join(", ")),
+        }
+    }
 }
 
 impl ChosenFact {
     fn describe(&self) -> String {
-        format!("{} '{}' at n={}", self.witness, self.value, self.n)
+        format!(
+            "{} '{}' at n={}",
+            self.witness.describe(),
+            self.value,
+            self.n
+        )
     }
     fn describe_es(&self) -> String {
-        format!("{} '{}' con n={}", self.witness_es, self.value, self.n)
+        format!(
+            "{} '{}' con n={}",
+            self.witness.describe_es(),
+            self.value,
+            self.n
+        )
     }
 }
 
@@ -43,7 +78,7 @@ impl ChosenFact {
 #[derive(Clone, Debug, Default)]
 pub struct AcceptLedger {
     /// The acceptors, sorted; an acceptor is its index here.
-    acceptors: std::sync::Arc<[String]>,
+    acceptors: std::sync::Arc<[Name]>,
     majority: usize,
     /// (proposal number, value, the acceptors by index that accepted it), sorted: a small
     /// sorted list, cheap to clone for a search that keeps a copy per state.
@@ -54,11 +89,12 @@ impl AcceptLedger {
     /// A ledger over these acceptors: a majority of them choose a proposal. Notes from any
     /// other node (a hand-edited trace can have them) never count.
     pub fn new(acceptors: &[String]) -> Self {
-        let acceptors: std::sync::Arc<[String]> = acceptors
+        let acceptors: std::sync::Arc<[Name]> = acceptors
             .iter()
-            .cloned()
-            .collect::<BTreeSet<String>>()
+            .map(|a| a.as_str())
+            .collect::<BTreeSet<&str>>()
             .into_iter()
+            .map(Name::from)
             .collect();
         AcceptLedger {
             majority: acceptors.len() / 2 + 1,
@@ -72,7 +108,7 @@ impl AcceptLedger {
     pub fn accept(&mut self, acceptor: &str, n: Number, value: &Value) -> Option<ChosenFact> {
         let who = self
             .acceptors
-            .binary_search_by(|a| a.as_str().cmp(acceptor))
+            .binary_search_by(|a| (**a).cmp(acceptor))
             .ok()?;
         let key = (n, value);
         let at = match self
@@ -93,12 +129,11 @@ impl AcceptLedger {
         if set.len() != self.majority {
             return None;
         }
-        let names: Vec<&str> = set.iter().map(|&i| self.acceptors[i].as_str()).collect();
+        let names = set.iter().map(|&i| self.acceptors[i].clone()).collect();
         Some(ChosenFact {
             n,
             value: value.clone(),
-            witness: format!("a majority ({}) accepted", names.join(", ")),
-            witness_es: format!("una mayoría ({}) aceptó", names.join(", ")),
+            witness: Witness::Majority(names),
         })
     }
 
@@ -132,21 +167,20 @@ impl AcceptLedger {
     }
 }
 
-/// Reads one record as the chosen facts it reveals (a learner's note, or a new majority of
+/// Reads one record as the chosen fact it reveals, if any (a learner's note, or a new majority of
 /// acceptor accepts), feeding acceptor accepts into `ledger`.
-fn chosen_facts(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Vec<ChosenFact> {
+fn chosen_fact(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Option<ChosenFact> {
     let Event::Note { node, note } = &record.event else {
-        return Vec::new();
+        return None;
     };
     match note {
-        PaxosNote::Chosen { n, value, .. } => vec![ChosenFact {
+        PaxosNote::Chosen { n, value, .. } => Some(ChosenFact {
             n: *n,
             value: value.clone(),
-            witness: format!("{node} learned"),
-            witness_es: format!("{node} aprendió"),
-        }],
-        PaxosNote::Accepted { n, value } => ledger.accept(node, *n, value).into_iter().collect(),
-        _ => Vec::new(),
+            witness: Witness::Learned(node.clone()),
+        }),
+        PaxosNote::Accepted { n, value } => ledger.accept(node, *n, value),
+        _ => None,
     }
 }
 
@@ -181,7 +215,7 @@ impl Invariant<PaxosNode> for Agreement {
     }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
-        for fact in chosen_facts(&mut self.ledger, record) {
+        if let Some(fact) = chosen_fact(&mut self.ledger, record) {
             match &self.first {
                 None => self.first = Some(fact),
                 Some(first) if first.value != fact.value => {
@@ -244,7 +278,7 @@ impl Invariant<PaxosNode> for Validity {
         {
             self.proposed.insert(value.as_str().into());
         }
-        for fact in chosen_facts(&mut self.ledger, record) {
+        if let Some(fact) = chosen_fact(&mut self.ledger, record) {
             if !self.proposed.contains(&fact.value) {
                 let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
                 return Err(broke(
@@ -312,11 +346,15 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 return Err(broke(
                     format!(
                         "{node} accepted '{value}' at n={n}, above n={} where '{}' was chosen ({})",
-                        fact.n, fact.value, fact.witness
+                        fact.n,
+                        fact.value,
+                        fact.witness.describe()
                     ),
                     format!(
                         "{node} aceptó '{value}' con n={n}, por encima de n={}, donde se eligió '{}' ({})",
-                        fact.n, fact.value, fact.witness_es
+                        fact.n,
+                        fact.value,
+                        fact.witness.describe_es()
                     ),
                 ));
             }
