@@ -278,22 +278,22 @@ impl Invariant<PaxosNode> for Validity {
         {
             self.proposed.insert(value.as_str().into());
         }
-        if let Some(fact) = chosen_fact(&mut self.ledger, record) {
-            if !self.proposed.contains(&fact.value) {
-                let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
-                return Err(broke(
-                    format!(
-                        "{}, but no proposer was ever asked to propose it (proposed: {})",
-                        fact.describe(),
-                        known.join(", ")
-                    ),
-                    format!(
-                        "{}, pero a ningún proposer se le pidió proponerlo (propuestos: {})",
-                        fact.describe_es(),
-                        known.join(", ")
-                    ),
-                ));
-            }
+        if let Some(fact) = chosen_fact(&mut self.ledger, record)
+            && !self.proposed.contains(&fact.value)
+        {
+            let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
+            return Err(broke(
+                format!(
+                    "{}, but no proposer was ever asked to propose it (proposed: {})",
+                    fact.describe(),
+                    known.join(", ")
+                ),
+                format!(
+                    "{}, pero a ningún proposer se le pidió proponerlo (propuestos: {})",
+                    fact.describe_es(),
+                    known.join(", ")
+                ),
+            ));
         }
         Ok(())
     }
