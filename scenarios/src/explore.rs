@@ -469,10 +469,12 @@ fn probe_chunk<P: Protocol>(
 ) -> Vec<(u64, Finding)> {
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
     let mut scratch = Vec::new();
+    // Each seed's run is copied into the last one's, reusing its buffers.
+    let mut sim = template.clone();
     seeds
         .iter()
         .filter_map(|&seed| {
-            let mut sim = template.clone();
+            sim.clone_from(&template);
             sim.reseed(seed);
             let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
             if planned.link != prep.link {

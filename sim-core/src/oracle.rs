@@ -17,7 +17,7 @@
 
 use crate::id::{MsgId, NodeId};
 use crate::link::LinkConfig;
-use crate::rng::SimRng;
+use crate::rng::{SimRng, Stream};
 use crate::time::Duration;
 
 /// One answer of a schedule.
@@ -93,6 +93,16 @@ impl Oracle {
             answers: Answers::Random(Box::new(rng)),
             recorded: None,
         }
+    }
+
+    /// Becomes a random oracle drawing from `rng`, not recording: what [`Oracle::random`]
+    /// makes, reusing this one's box for the stream.
+    pub fn reseed(&mut self, rng: SimRng) {
+        match &mut self.answers {
+            Answers::Random(stream) => **stream = rng,
+            answers => *answers = Answers::Random(Box::new(rng)),
+        }
+        self.recorded = None;
     }
 
     /// Choices read from `choices` (their message choices; draws are pinned on the nodes);
@@ -196,19 +206,41 @@ fn random_fate(rng: &mut SimRng, link: &LinkConfig, rule_copies: bool) -> Fate {
 /// A node's random draws: its own seeded stream, with some draws pinned by a schedule.
 #[derive(Clone, Debug)]
 pub struct Draws {
-    /// Boxed, and gone once the draws are fixed: a run has a few of these and draws rarely,
-    /// and an exhaustive search keeps millions of states, each with one per node.
-    rng: Option<Box<SimRng>>,
+    source: Source,
     taken: u64,
     /// (n, value), sorted by n.
     pins: Vec<(u64, u64)>,
+}
+
+/// Where a node's draws come from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// The stream of `purpose` in the run seeded with `seed`, made at the first draw: most
+    /// nodes never draw, and a search makes a run per seed.
+    Unopened { seed: u64, purpose: Stream },
+    /// Boxed: a run has a few of these and draws rarely, and an exhaustive search keeps
+    /// millions of states, each with one per node.
+    Open(Box<SimRng>),
+    /// Fixed (see [`Draws::fix`]).
+    Fixed,
 }
 
 impl Draws {
     /// Draws from `rng`, none pinned.
     pub fn new(rng: SimRng) -> Draws {
         Draws {
-            rng: Some(Box::new(rng)),
+            source: Source::Open(Box::new(rng)),
+            taken: 0,
+            pins: Vec::new(),
+        }
+    }
+
+    /// Draws from the stream of `purpose` in the run seeded with `seed`, none pinned: the
+    /// same answers as `Draws::new(SimRng::new(seed, purpose))`, with the stream made only
+    /// when the node first draws.
+    pub fn seeded(seed: u64, purpose: Stream) -> Draws {
+        Draws {
+            source: Source::Unopened { seed, purpose },
             taken: 0,
             pins: Vec::new(),
         }
@@ -219,7 +251,7 @@ impl Draws {
     /// merges by its hash has one future. (The bundled protocols draw only timer durations,
     /// which an untimed network ignores.)
     pub fn fix(&mut self) {
-        self.rng = None;
+        self.source = Source::Fixed;
     }
 
     /// How many draws the node has made.
@@ -238,8 +270,11 @@ impl Draws {
     /// A uniform integer in `[low, high]`, unless this draw is pinned.
     pub fn between(&mut self, low: u64, high: u64) -> u64 {
         self.taken += 1;
-        let Some(rng) = &mut self.rng else {
-            return low;
+        if let Source::Unopened { seed, purpose } = self.source {
+            self.source = Source::Open(Box::new(SimRng::new(seed, purpose)));
+        }
+        let Source::Open(rng) = &mut self.source else {
+            return low; // Fixed.
         };
         let drawn = rng.between(low, high);
         if self.pins.is_empty() {

@@ -17,12 +17,31 @@ struct Key {
 }
 
 /// Pending events in (time, seq) order.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Key>>,
     slots: Vec<Option<E>>,
     free: Vec<u32>,
     next_seq: u64,
+}
+
+impl<E: Clone> Clone for EventQueue<E> {
+    fn clone(&self) -> Self {
+        EventQueue {
+            heap: self.heap.clone(),
+            slots: self.slots.clone(),
+            free: self.free.clone(),
+            next_seq: self.next_seq,
+        }
+    }
+
+    /// Reuses this queue's buffers (a search copies a run per seed into the last one).
+    fn clone_from(&mut self, source: &Self) {
+        self.heap.clone_from(&source.heap);
+        self.slots.clone_from(&source.slots);
+        self.free.clone_from(&source.free);
+        self.next_seq = source.next_seq;
+    }
 }
 
 impl<E> Default for EventQueue<E> {

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use crate::common::MAX_NODES;
+
 /// A single-decree Paxos cast and its behaviour.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -257,6 +259,13 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
                 format!("\"{name}\" has id {id}, not below `round_multiplier` {}: round * multiplier + id would collide across rounds; use a smaller id or a larger multiplier", config.round_multiplier),
             ));
         }
+    }
+    let nodes = config.node_names().len();
+    if nodes > MAX_NODES {
+        problems.push(problem(
+            None,
+            format!("{nodes} nodes (proposers, acceptors and learners): a Paxos config runs at most {MAX_NODES}; use fewer"),
+        ));
     }
     if config.phase_timeout_ms == 0 {
         problems.push(problem(

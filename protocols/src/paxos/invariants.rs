@@ -8,6 +8,7 @@
 
 use crate::common::broke;
 use crate::paxos::PaxosNode;
+use crate::paxos::config::MAX_NODES;
 use crate::paxos::msg::{Number, Proposal, Value};
 use crate::paxos::node::PaxosCommand;
 use crate::paxos::notes::PaxosNote;
@@ -16,6 +17,7 @@ use sim_core::{Broken, Name, NodeName};
 use sim_core::{Event, Invariant, Kinds, Record};
 use std::collections::BTreeSet;
 use std::hash::Hasher;
+use std::sync::Arc;
 
 /// A value became chosen, and how we know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,8 +36,8 @@ pub struct ChosenFact {
 pub enum Witness {
     /// A learner's `Chosen` note.
     Learned(Name),
-    /// A majority of acceptors accepted the same proposal (these, in name order).
-    Majority(Vec<Name>),
+    /// A majority of acceptors accepted the same proposal.
+    Majority(AcceptorSet),
 }
 
 impl Witness {
@@ -43,14 +45,14 @@ impl Witness {
     pub fn describe(&self) -> String {
         match self {
             Witness::Learned(node) => format!("{node} learned"),
-            Witness::Majority(names) => format!("a majority ({}) accepted", names.join(", ")),
+            Witness::Majority(who) => format!("a majority ({who}) accepted"),
         }
     }
     /// The same in the course's Spanish: "una mayoría (a1, a2) aceptó", "relay-2 aprendió".
     pub fn describe_es(&self) -> String {
         match self {
             Witness::Learned(node) => format!("{node} aprendió"),
-            Witness::Majority(names) => format!("una mayoría ({}) aceptó", names.join(", ")),
+            Witness::Majority(who) => format!("una mayoría ({who}) aceptó"),
         }
     }
 }
@@ -74,26 +76,65 @@ impl ChosenFact {
     }
 }
 
+/// Some acceptors of a cluster: one bit per acceptor over the cluster's names in name order
+/// (a config has at most [`MAX_NODES`] nodes), so that noting who accepted allocates nothing.
+/// Shows as the names in that order, comma-separated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcceptorSet {
+    acceptors: Arc<[Name]>,
+    bits: u64,
+}
+
+impl AcceptorSet {
+    /// The acceptors in the set, in name order.
+    pub fn names(&self) -> impl Iterator<Item = &Name> + '_ {
+        members(&self.acceptors, self.bits)
+    }
+}
+
+/// The names of `acceptors` whose bits are set in `bits`, in order.
+fn members(acceptors: &[Name], bits: u64) -> impl Iterator<Item = &Name> + '_ {
+    acceptors
+        .iter()
+        .enumerate()
+        .filter(move |&(i, _)| bits & (1 << i) != 0)
+        .map(|(_, name)| name)
+}
+
+impl std::fmt::Display for AcceptorSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, name) in self.names().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(name)?;
+        }
+        Ok(())
+    }
+}
+
 /// Which acceptors accepted which proposal, from `Accepted` notes: the paper's "chosen".
 #[derive(Clone, Debug, Default)]
 pub struct AcceptLedger {
-    /// The acceptors, sorted; an acceptor is its index here.
-    acceptors: std::sync::Arc<[Name]>,
+    /// The acceptors, sorted; an acceptor is its index here (its bit in a set).
+    acceptors: Arc<[Name]>,
     majority: usize,
-    /// (proposal number, value, the acceptors by index that accepted it), sorted: a small
+    /// (proposal number, value, the acceptors that accepted it as bits), sorted: a small
     /// sorted list, cheap to clone for a search that keeps a copy per state.
-    accepts: Vec<(Number, Value, Vec<usize>)>,
+    accepts: Vec<(Number, Value, u64)>,
 }
 
 impl AcceptLedger {
     /// A ledger over these acceptors: a majority of them choose a proposal. Notes from any
-    /// other node (a hand-edited trace can have them) never count.
+    /// other node (a hand-edited trace can have them) never count. A config has at most
+    /// [`MAX_NODES`] nodes; acceptors past that many, in name order, would never count either.
     pub fn new(acceptors: &[String]) -> Self {
-        let acceptors: std::sync::Arc<[Name]> = acceptors
+        let acceptors: Arc<[Name]> = acceptors
             .iter()
             .map(|a| a.as_str())
             .collect::<BTreeSet<&str>>()
             .into_iter()
+            .take(MAX_NODES)
             .map(Name::from)
             .collect();
         AcceptLedger {
@@ -106,35 +147,55 @@ impl AcceptLedger {
     /// Records that `acceptor` accepted `(n, value)`; returns the fact when this accept is the
     /// one that makes a majority.
     pub fn accept(&mut self, acceptor: &str, n: Number, value: &Value) -> Option<ChosenFact> {
-        let who = self
-            .acceptors
+        let who = self.index(acceptor)?;
+        self.accept_by(who, n, value)
+    }
+
+    /// The acceptor's index (its bit), if it is one of the cluster's.
+    fn index(&self, acceptor: &str) -> Option<usize> {
+        self.acceptors
             .binary_search_by(|a| (**a).cmp(acceptor))
-            .ok()?;
-        let key = (n, value);
+            .ok()
+    }
+
+    /// [`AcceptLedger::accept`] by the acceptor at index `who`.
+    fn accept_by(&mut self, who: usize, n: Number, value: &Value) -> Option<ChosenFact> {
         let at = match self
             .accepts
-            .binary_search_by(|(m, v, _)| (*m, v).cmp(&(key.0, key.1)))
+            .binary_search_by(|(m, v, _)| m.cmp(&n).then_with(|| (**v).cmp(value)))
         {
             Ok(i) => i,
             Err(i) => {
-                self.accepts.insert(i, (n, value.clone(), Vec::new()));
+                self.accepts.insert(i, (n, value.clone(), 0));
                 i
             }
         };
         let set = &mut self.accepts[at].2;
-        match set.binary_search(&who) {
-            Ok(_) => return None,
-            Err(i) => set.insert(i, who),
-        }
-        if set.len() != self.majority {
+        let bit = 1u64 << who;
+        if *set & bit != 0 {
             return None;
         }
-        let names = set.iter().map(|&i| self.acceptors[i].clone()).collect();
+        *set |= bit;
+        if set.count_ones() as usize != self.majority {
+            return None;
+        }
         Some(ChosenFact {
             n,
             value: value.clone(),
-            witness: Witness::Majority(names),
+            witness: Witness::Majority(AcceptorSet {
+                acceptors: self.acceptors.clone(),
+                bits: *set,
+            }),
         })
+    }
+
+    /// The first accept, in (number, value, acceptor name) order, numbered above `n` with a
+    /// value other than `value`: what P2b forbids once `(n, value)` is chosen.
+    fn accepted_above(&self, n: Number, value: &Value) -> Option<(Number, &Value, &Name)> {
+        self.accepts
+            .iter()
+            .find(|(m, v, _)| *m > n && v != value)
+            .map(|(m, v, bits)| (*m, v, &self.acceptors[bits.trailing_zeros() as usize]))
     }
 
     /// Hashes the accepts for a search (see `Invariant::memory`): the acceptors by name (as a
@@ -150,10 +211,10 @@ impl AcceptLedger {
         }
         let state = &mut &mut *state;
         self.accepts.len().hash(state);
-        for (n, value, who) in &self.accepts {
+        for (n, value, bits) in &self.accepts {
             (n, value).hash(state);
-            let names = who.iter().map(|&i| Named(&self.acceptors[i]));
-            sim_core::symmetry::hash_set(names, state);
+            let who = members(&self.acceptors, *bits).map(|name| Named(name));
+            sim_core::symmetry::hash_set(who, state);
         }
     }
 
@@ -161,7 +222,7 @@ impl AcceptLedger {
     pub fn chosen(&self) -> Vec<Proposal> {
         self.accepts
             .iter()
-            .filter(|(_, _, who)| who.len() >= self.majority)
+            .filter(|(_, _, who)| who.count_ones() as usize >= self.majority)
             .map(|(n, v, _)| (*n, v.clone()))
             .collect()
     }
@@ -304,9 +365,11 @@ impl Invariant<PaxosNode> for Validity {
 /// became chosen). An accept numbered below `n` arriving late is legal.
 #[derive(Clone, Debug)]
 pub struct ChosenValueIsStable {
+    /// Every acceptor's accept.
     ledger: AcceptLedger,
-    /// Every accept seen: (number, value, acceptor).
-    accepts: BTreeSet<(Number, Value, NodeName)>,
+    /// Accepts noted by nodes that are not acceptors (only a hand-edited trace has them):
+    /// (number, value, node), kept apart so that the ledger stays a cluster's.
+    strays: BTreeSet<(Number, Value, NodeName)>,
     chosen: Vec<ChosenFact>,
 }
 
@@ -315,7 +378,7 @@ impl ChosenValueIsStable {
     pub fn new(acceptors: &[String]) -> Self {
         ChosenValueIsStable {
             ledger: AcceptLedger::new(acceptors),
-            accepts: BTreeSet::new(),
+            strays: BTreeSet::new(),
             chosen: Vec::new(),
         }
     }
@@ -325,9 +388,10 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
     fn name(&self) -> &'static str {
         "chosen-value-is-stable"
     }
-    /// Every accept seen (a set), whose majorities are the chosen facts.
+    /// Every accept seen, whose majorities are the chosen facts.
     fn memory(&self, state: &mut dyn Hasher) {
-        hash_memory(&sim_core::symmetry::AsSet(&self.accepts), state);
+        self.ledger.memory(state);
+        hash_memory(&sim_core::symmetry::AsSet(&self.strays), state);
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
@@ -359,27 +423,37 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 ));
             }
         }
-        self.accepts
-            .insert((*n, value.clone(), NodeName::from(node)));
-        if let Some(fact) = self.ledger.accept(node, *n, value) {
-            let above = self
-                .accepts
-                .iter()
-                .find(|(m, v, _)| *m > fact.n && *v != fact.value);
-            if let Some((m, v, who)) = above {
-                return Err(broke(
-                    format!(
-                        "{} became chosen, but {who} had already accepted '{v}' at n={m}, a higher number with another value",
-                        fact.describe()
-                    ),
-                    format!(
-                        "{} quedó elegido, pero {who} ya había aceptado '{v}' con n={m}, un número mayor con otro valor",
-                        fact.describe_es()
-                    ),
-                ));
-            }
-            self.chosen.push(fact);
+        let Some(who) = self.ledger.index(node) else {
+            self.strays
+                .insert((*n, value.clone(), NodeName::from(node)));
+            return Ok(());
+        };
+        let Some(fact) = self.ledger.accept_by(who, *n, value) else {
+            return Ok(());
+        };
+        // The first accept above `fact`, in (number, value, node) order, acceptor or not.
+        let stray = self
+            .strays
+            .iter()
+            .find(|(m, v, _)| *m > fact.n && *v != fact.value)
+            .map(|(m, v, who)| (*m, v, &who.0));
+        let above = match (self.ledger.accepted_above(fact.n, &fact.value), stray) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some((m, v, who)) = above {
+            return Err(broke(
+                format!(
+                    "{} became chosen, but {who} had already accepted '{v}' at n={m}, a higher number with another value",
+                    fact.describe()
+                ),
+                format!(
+                    "{} quedó elegido, pero {who} ya había aceptado '{v}' con n={m}, un número mayor con otro valor",
+                    fact.describe_es()
+                ),
+            ));
         }
+        self.chosen.push(fact);
         Ok(())
     }
 }

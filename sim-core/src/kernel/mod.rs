@@ -10,6 +10,7 @@
 //! files or print: see the `scenarios` and `traces` crates.
 
 mod actions;
+mod copy;
 mod untimed;
 
 pub use untimed::{IgnoredAnswers, Move, MoveKind, Taken};
@@ -174,7 +175,7 @@ struct PendingTimer<T> {
 
 /// A node as the kernel keeps it: its actor and what changes step by step, and (behind
 /// [`NodeFacts`], reached through `Deref`) what seldom does.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Node<A: Actor> {
     /// Shared between copies of the simulation until one of them changes it (copy on write):
     /// a copy of a state costs a reference count per node, and an exhaustive search's
@@ -244,8 +245,8 @@ enum Pending<A: Actor> {
     Action(Box<Action<A::Command>>),
 }
 
-/// A simulation of actors of type `A` over a simulated network.
-#[derive(Clone, Debug)]
+/// A simulation of actors of type `A` over a simulated network. (Its `Clone` is in `copy`.)
+#[derive(Debug)]
 pub struct Sim<A: Actor> {
     seed: u64,
     nodes: Vec<Node<A>>,
@@ -340,7 +341,7 @@ impl<A: Actor> Sim<A> {
                 clock: Clock::default(),
                 crashed_claim: None,
             }),
-            draws: Draws::new(SimRng::new(self.seed, Stream::node(name))),
+            draws: Draws::seeded(self.seed, Stream::node(name)),
             status: Status::Up,
             timers: Vec::new(),
             hash: 0,
@@ -409,9 +410,11 @@ impl<A: Actor> Sim<A> {
     pub fn reseed(&mut self, seed: u64) {
         assert_eq!(self.steps, 0, "reseed before the first step");
         self.seed = seed;
-        *self.network.oracle_mut() = Oracle::random(SimRng::new(seed, Stream::Network));
+        self.network
+            .oracle_mut()
+            .reseed(SimRng::new(seed, Stream::Network));
         for node in &mut self.nodes {
-            node.draws = Draws::new(SimRng::new(seed, Stream::node(&node.name)));
+            node.draws = Draws::seeded(seed, Stream::node(&node.name));
         }
     }
 

@@ -181,3 +181,27 @@ fn accepts_from_non_acceptors_never_count() {
     ];
     assert!(first_error(Agreement::new(&acceptors()), &real).is_some());
 }
+
+// Goal: P2b reads every node's accepts, not only the cluster's, while only the cluster's make
+// a majority. Method: "ghost" (not an acceptor) and a3 accept higher numbers with another value
+// before (11, x) becomes chosen. Proves: the first such accept in (number, value, node) order
+// is reported, a ghost's included; without the ghost, a3's is.
+#[test]
+fn stable_reads_accepts_from_any_node_before_the_choice() {
+    let choose = [accepted("a1", 11, "x"), accepted("a2", 11, "x")];
+    let mut both = vec![accepted("a3", 22, "y"), accepted("ghost", 21, "y")];
+    both.extend(choose.iter().cloned());
+    let err = first_error(ChosenValueIsStable::new(&acceptors()), &both).expect("a violation");
+    assert!(
+        err.contains("ghost had already accepted 'y' at n=21"),
+        "{err}"
+    );
+    let mut only_a3 = vec![accepted("a3", 22, "y")];
+    only_a3.extend(choose.iter().cloned());
+    let err = first_error(ChosenValueIsStable::new(&acceptors()), &only_a3).expect("a violation");
+    assert!(err.contains("a3 had already accepted 'y' at n=22"), "{err}");
+    assert!(
+        err.contains("a majority (a1, a2) accepted 'x' at n=11"),
+        "{err}"
+    );
+}
