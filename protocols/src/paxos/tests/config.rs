@@ -90,6 +90,15 @@ fn validate_reports_each_mistake_with_its_location() {
             .any(|p| p.locate.as_deref() == Some(locate) && p.message.contains(words));
         assert!(hit, "{text}: {problems:?}");
     }
+    let mut crowd = PaxosConfig::lesson();
+    crowd.acceptors = (1..=62).map(|i| format!("a{i}")).collect();
+    assert_eq!(Paxos::validate(&crowd), [], "64 nodes: the limit");
+    crowd.acceptors.push("a63".into());
+    let problems = Paxos::validate(&crowd);
+    assert!(
+        problems.iter().any(|p| p.message.contains("at most 64")),
+        "65 nodes: {problems:?}"
+    );
 }
 
 // Goal: commands and expectations as scenario files spell them. Method: parse each RON form.
