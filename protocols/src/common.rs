@@ -2,7 +2,7 @@
 //! node and left out of state hashes, and the config check of node names. Not a protocol:
 //! protocols still never depend on each other.
 
-use sim_core::ConfigProblem;
+use sim_core::{ConfigProblem, NodeId};
 
 /// The most nodes a protocol config may describe (servers, replicas and clients together): a
 /// file bounds what it makes the simulator hold.
@@ -88,4 +88,126 @@ pub fn broke_all(list: Vec<sim_core::Broken>) -> sim_core::Broken {
     let en: Vec<&str> = list.iter().map(|b| b.text.as_str()).collect();
     let es: Vec<&str> = list.iter().map(|b| b.text_in(tag)).collect();
     broke(en.join("; "), es.join("; "))
+}
+
+/// A set of a run's nodes, one bit each (a config describes at most [`MAX_NODES`], so ids fit
+/// in a `u64`): a proposer's promises or a candidate's votes without an allocation, iterated
+/// in id order as the `BTreeSet<NodeId>` it stands for. It hashes as a set of ids (see
+/// `sim_core::symmetry::hash_set`), so interchangeable nodes renamed by a search rename in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeSet(u64);
+
+impl NodeSet {
+    /// The node's bit. Panics past [`MAX_NODES`]: configs refuse more nodes.
+    fn bit(id: NodeId) -> u64 {
+        assert!(
+            (id.0 as usize) < MAX_NODES,
+            "node {id} is past the {MAX_NODES} a config may hold"
+        );
+        1 << id.0
+    }
+
+    /// Adds `id`; whether it was new.
+    pub fn insert(&mut self, id: NodeId) -> bool {
+        let new = self.0 & Self::bit(id) == 0;
+        self.0 |= Self::bit(id);
+        new
+    }
+
+    /// Removes `id`; whether it was there.
+    pub fn remove(&mut self, id: &NodeId) -> bool {
+        let was = self.contains(id);
+        self.0 &= !Self::bit(*id);
+        was
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&self, id: &NodeId) -> bool {
+        (id.0 as usize) < MAX_NODES && self.0 & (1 << id.0) != 0
+    }
+
+    /// How many nodes are in it.
+    pub fn len(&self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The nodes in id order.
+    pub fn iter(&self) -> NodeSetIter {
+        NodeSetIter(self.0)
+    }
+}
+
+/// A [`NodeSet`]'s nodes in id order: the lowest bit left, each time.
+#[derive(Clone, Debug)]
+pub struct NodeSetIter(u64);
+
+impl Iterator for NodeSetIter {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.0 == 0 {
+            return None;
+        }
+        let id = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(NodeId(id))
+    }
+}
+
+impl IntoIterator for &NodeSet {
+    type Item = NodeId;
+    type IntoIter = NodeSetIter;
+    fn into_iter(self) -> NodeSetIter {
+        self.iter()
+    }
+}
+
+impl std::hash::Hash for NodeSet {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        sim_core::symmetry::hash_set(self.iter(), state);
+    }
+}
+
+impl FromIterator<NodeId> for NodeSet {
+    fn from_iter<I: IntoIterator<Item = NodeId>>(ids: I) -> Self {
+        let mut set = NodeSet::default();
+        for id in ids {
+            set.insert(id);
+        }
+        set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::symmetry::AsSet;
+    use std::collections::BTreeSet;
+
+    proptest::proptest! {
+        /// Goal: `NodeSet` is a drop-in for `BTreeSet<NodeId>`. Method: the same inserts and
+        /// removes on both. Proves: the same answers, members in the same order, the same
+        /// hash as the set hashed with `AsSet` (so state hashes did not change).
+        #[test]
+        fn node_set_acts_as_a_btree_set(ops in proptest::collection::vec((0u32..64, proptest::bool::ANY), 0..40)) {
+            let mut bits = NodeSet::default();
+            let mut tree = BTreeSet::new();
+            for (id, add) in ops {
+                let id = NodeId(id);
+                if add {
+                    proptest::prop_assert_eq!(bits.insert(id), tree.insert(id));
+                } else {
+                    proptest::prop_assert_eq!(bits.remove(&id), tree.remove(&id));
+                }
+                proptest::prop_assert_eq!(bits.contains(&id), tree.contains(&id));
+            }
+            proptest::prop_assert_eq!(bits.len(), tree.len());
+            proptest::prop_assert_eq!(bits.iter().collect::<Vec<_>>(), tree.iter().copied().collect::<Vec<_>>());
+            proptest::prop_assert_eq!(sim_core::hash::stable_hash(&bits), sim_core::hash::stable_hash(&AsSet(&tree)));
+        }
+    }
 }

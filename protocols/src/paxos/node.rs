@@ -6,6 +6,7 @@
 //! phase in progress is volatile and lost in a crash. Everything a checker needs is published as
 //! a [`PaxosNote`]; nothing here reads a clock or a global.
 
+use crate::common::NodeSet;
 use crate::paxos::config::{Bugs, CountPromises, Numbering, OnTimeout, PaxosConfig, number};
 use crate::paxos::msg::{Number, PaxosMsg, Proposal, Value};
 use crate::paxos::notes::PaxosNote;
@@ -71,7 +72,7 @@ pub enum Phase {
         /// Promises so far, with the accepted proposal each reported.
         promises: BTreeMap<NodeId, Option<Proposal>>,
         /// Acceptors that refused.
-        nacks: BTreeSet<NodeId>,
+        nacks: NodeSet,
     },
     /// Phase 2 of round `n`: collecting accepts of `value`.
     Accepting {
@@ -80,9 +81,9 @@ pub enum Phase {
         /// The value proposed.
         value: Value,
         /// Acceptors that accepted.
-        accepted: BTreeSet<NodeId>,
+        accepted: NodeSet,
         /// Acceptors that refused.
-        nacks: BTreeSet<NodeId>,
+        nacks: NodeSet,
     },
 }
 
@@ -158,7 +159,7 @@ enum Ending {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LearnerState {
     /// Acceptors that accepted each proposal.
-    pub accepts: BTreeMap<Proposal, BTreeSet<NodeId>>,
+    pub accepts: BTreeMap<Proposal, NodeSet>,
     /// Proposal numbers already noted as chosen.
     pub noted: BTreeSet<Number>,
 }
@@ -185,7 +186,7 @@ impl LearnerState {
     }
 
     fn count(&self, proposal: &Proposal) -> usize {
-        self.accepts.get(proposal).map_or(0, BTreeSet::len)
+        self.accepts.get(proposal).map_or(0, NodeSet::len)
     }
 }
 
@@ -271,7 +272,7 @@ impl PaxosNode {
         self.end_phase(ctx, Ending::Superseded);
         let timeout = self.phase_timeout;
         let numbering = self.numbering;
-        let acceptors = self.cluster.acceptors.clone();
+        let cluster = self.cluster.clone(); // A reference count, not a list.
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
@@ -283,14 +284,14 @@ impl PaxosNode {
         p.phase = Phase::Preparing {
             n,
             promises: BTreeMap::new(),
-            nacks: BTreeSet::new(),
+            nacks: NodeSet::default(),
         };
         ctx.note(PaxosNote::Preparing {
             n,
             value: p.value.clone(),
         });
         ctx.set_timer(PaxosTimer::Phase(n), timeout);
-        ctx.broadcast(&acceptors, &PaxosMsg::Prepare { n });
+        ctx.broadcast(&cluster.acceptors, &PaxosMsg::Prepare { n });
     }
 
     fn on_promise(
@@ -378,16 +379,16 @@ impl PaxosNode {
         p.phase = Phase::Accepting {
             n,
             value: value.clone(),
-            accepted: BTreeSet::new(),
-            nacks: BTreeSet::new(),
+            accepted: NodeSet::default(),
+            nacks: NodeSet::default(),
         };
         ctx.note(PaxosNote::Proposed {
             n,
             value: value.clone(),
         });
         ctx.set_timer(PaxosTimer::Phase(n), self.phase_timeout);
-        let acceptors = self.cluster.acceptors.clone();
-        ctx.broadcast(&acceptors, &PaxosMsg::Accept { n, value });
+        let cluster = self.cluster.clone();
+        ctx.broadcast(&cluster.acceptors, &PaxosMsg::Accept { n, value });
     }
 
     fn on_nack(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, promised: Number) {
