@@ -89,7 +89,15 @@ fn main() {
 /// Builds stateright's example in release; its binary, or `None` (with why) if it cannot.
 fn build_stateright() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("stateright-paxos");
-    let built = Command::new(env!("CARGO"))
+    let mut cargo = Command::new(env!("CARGO"));
+    // The compiler beside the cargo that built this bench: a dependency's own
+    // `rust-toolchain.toml` (dashmap pins one) would otherwise send rustup's `rustc` looking
+    // for a toolchain this machine may not have.
+    let rustc = PathBuf::from(env!("CARGO")).with_file_name("rustc");
+    if rustc.exists() {
+        cargo.env("RUSTC", rustc);
+    }
+    let built = cargo
         .args(["build", "--release", "--quiet", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .status();
