@@ -268,20 +268,21 @@ impl<A: Actor> Frontier<A> {
         mv: Move,
         options: &Options<A>,
         answers: &mut IgnoredAnswers,
-        scratch: &mut (Vec<u64>, BufferHasher),
+        scratch: &mut Scratch<A>,
     ) -> Option<Frontier<A>> {
         if options.ignored_wait && self.sim.is_ignored(mv, answers) {
             return None;
         }
-        let mut sim = self.sim.clone();
+        let mut sim = scratch.copy(&self.sim);
         sim.take(mv);
         if options.within.as_ref().is_some_and(|w| !w(&sim)) {
+            scratch.recycle_run(sim);
             return None;
         }
         let losses = self.losses - u32::from(mv.kind == MoveKind::Lose);
         let dups = self.dups - u32::from(mv.kind == MoveKind::Duplicate);
         Some(Frontier {
-            fp: fingerprint(&sim, losses, dups, options, scratch),
+            fp: fingerprint(&sim, losses, dups, options, &mut scratch.hash),
             sim,
             depth: self.depth + 1,
             losses,
@@ -291,11 +292,85 @@ impl<A: Actor> Frontier<A> {
 }
 
 /// What one thread reuses from one state's expansion to the next.
-#[derive(Default)]
-struct Work {
+struct Work<A: Actor> {
     moves: Vec<Move>,
-    hash: (Vec<u64>, BufferHasher),
+    scratch: Scratch<A>,
     answers: IgnoredAnswers,
+}
+
+impl<A: Actor> Default for Work<A> {
+    fn default() -> Self {
+        Work {
+            moves: Vec::new(),
+            scratch: Scratch::default(),
+            answers: IgnoredAnswers::default(),
+        }
+    }
+}
+
+/// What one thread reuses from one child state to the next: the hashing buffers, and runs
+/// to copy children into. A child reached before goes back here ([`Scratch::recycle`]), and
+/// so does a depth-first search's state once its subtree is done, so that copying a child
+/// reuses a run's buffers instead of allocating and freeing a state each move.
+pub(crate) struct Scratch<A: Actor> {
+    hash: (Vec<u64>, BufferHasher),
+    spares: Vec<Box<Sim<A>>>,
+    /// Move lists of states done with, likewise.
+    move_lists: Vec<Vec<Move>>,
+}
+
+impl<A: Actor> Default for Scratch<A> {
+    fn default() -> Self {
+        Scratch {
+            hash: Default::default(),
+            spares: Vec::new(),
+            move_lists: Vec::new(),
+        }
+    }
+}
+
+/// How many spare runs a thread keeps: a depth-first search frees a state as often as it
+/// keeps one, so a few suffice.
+const SPARES: usize = 4;
+
+impl<A: Actor> Scratch<A> {
+    /// Keeps the run of a state that will not be explored (again), for a later child's copy.
+    fn recycle(&mut self, state: Frontier<A>) {
+        self.recycle_run(state.sim);
+    }
+
+    fn recycle_run(&mut self, sim: Box<Sim<A>>) {
+        if self.spares.len() < SPARES {
+            self.spares.push(sim);
+        }
+    }
+
+    /// The state's moves (see `Sim::moves`), in a spare list when there is one.
+    fn moves_of(&mut self, state: &Frontier<A>) -> Vec<Move> {
+        let mut moves = self.move_lists.pop().unwrap_or_default();
+        state
+            .sim
+            .moves(state.losses > 0, state.dups > 0, &mut moves);
+        moves
+    }
+
+    /// Keeps a move list done with, for a later state's.
+    fn recycle_moves(&mut self, moves: Vec<Move>) {
+        if self.move_lists.len() < SPARES {
+            self.move_lists.push(moves);
+        }
+    }
+
+    /// A copy of `sim`, in a spare run's buffers when there is one.
+    fn copy(&mut self, sim: &Sim<A>) -> Box<Sim<A>> {
+        match self.spares.pop() {
+            Some(mut spare) => {
+                Sim::clone_from(&mut spare, sim);
+                spare
+            }
+            None => Box::new(sim.clone()),
+        }
+    }
 }
 
 /// What one thread found expanding its part of a level.
@@ -497,12 +572,12 @@ impl<A: Actor> Search<'_, A> {
         sometimes: &[Sometimes<A>],
         visited: &Visited,
         state: &Frontier<A>,
-        work: &mut Work,
+        work: &mut Work<A>,
         out: &mut Expansion<A>,
     ) {
         let Work {
             moves,
-            hash: scratch,
+            scratch,
             answers,
         } = work;
         state.sim.moves(state.losses > 0, state.dups > 0, moves);
@@ -520,12 +595,18 @@ impl<A: Actor> Search<'_, A> {
                 depth: child.depth,
             };
             match visited.reach(fp, seen) {
-                Reach::Seen => continue,
+                Reach::Seen => {
+                    scratch.recycle(child);
+                    continue;
+                }
                 Reach::Closer if options.max_depth.is_some() => {
                     out.next.push(child);
                     continue;
                 }
-                Reach::Closer => continue,
+                Reach::Closer => {
+                    scratch.recycle(child);
+                    continue;
+                }
                 Reach::New => out.new_states += 1,
             }
             if !child.sim.violations().is_empty() {
@@ -710,19 +791,20 @@ impl<A: Actor> Search<'_, A> {
         let mut seen = fingerprints::Fingerprints::default();
         let mut answers = IgnoredAnswers::default();
         seen.insert(first.fp);
-        let mut scratch = Default::default();
+        let mut scratch = Scratch::<A>::default();
         let options = self.options;
         let mut stack: Vec<Step<A>> = Vec::new();
         let mut last_progress = 0;
-        let open = |state: Frontier<A>, via: Move, stats: &mut Stats| -> Option<Step<A>> {
+        let open = |state: Frontier<A>,
+                    via: Move,
+                    stats: &mut Stats,
+                    scratch: &mut Scratch<A>|
+         -> Option<Step<A>> {
             if let Some(reason) = state.sim.stopped() {
                 stats.hit_run_limit |= reason != crate::StopReason::Violation;
                 return None;
             }
-            let mut moves = Vec::new();
-            state
-                .sim
-                .moves(state.losses > 0, state.dups > 0, &mut moves);
+            let moves = scratch.moves_of(&state);
             Some(Step {
                 state,
                 via,
@@ -731,16 +813,17 @@ impl<A: Actor> Search<'_, A> {
                 any: false,
             })
         };
-        stack.extend(open(first, ROOT_MOVE, &mut self.stats));
+        stack.extend(open(first, ROOT_MOVE, &mut self.stats, &mut scratch));
         while let Some(top) = stack.last_mut() {
             if self.stop() {
                 break;
             }
             let Some(&mv) = top.moves.get(top.next) else {
-                let done = stack.pop().expect("the top is there");
+                let mut done = stack.pop().expect("the top is there");
                 if !done.any && done.state.sim.violations().is_empty() {
                     self.stats.terminal += 1;
-                    let ended = done.state.sim.clone().finish();
+                    // The state is done with: its end-of-run checks may change it.
+                    let ended = done.state.sim.finish();
                     if !ended.violations.is_empty() && self.violation.is_none() {
                         let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();
                         path.extend((!stack.is_empty()).then_some(done.via));
@@ -748,6 +831,8 @@ impl<A: Actor> Search<'_, A> {
                         self.violation = Some((done.state.fp, ended.violations));
                     }
                 }
+                scratch.recycle(done.state);
+                scratch.recycle_moves(done.moves);
                 continue;
             };
             top.next += 1;
@@ -758,6 +843,7 @@ impl<A: Actor> Search<'_, A> {
             self.stats.transitions += 1;
             let fp = child.fp;
             if !seen.insert(fp) {
+                scratch.recycle(child);
                 continue;
             }
             self.stats.unique_states += 1;
@@ -778,7 +864,7 @@ impl<A: Actor> Search<'_, A> {
                     self.reached[i] = Some(fp);
                 }
             }
-            if let Some(step) = open(child, mv, &mut self.stats) {
+            if let Some(step) = open(child, mv, &mut self.stats, &mut scratch) {
                 stack.push(step);
             }
             if self.stats.unique_states >= self.options.max_states {

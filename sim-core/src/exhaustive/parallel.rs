@@ -180,7 +180,7 @@ fn work<A: Actor>(
     let _guard = StopOnPanic(shared);
     let mut stats = Stats::default();
     let mut answers = IgnoredAnswers::default();
-    let mut scratch = Default::default();
+    let mut scratch = super::Scratch::<A>::default();
     let mut since_progress = 0u64;
     let stop_at_violation = !options.keep_going;
     while let Some(task) = next_task(shared, jobs) {
@@ -190,16 +190,19 @@ fn work<A: Actor>(
                 break;
             }
             let Some(&mv) = top.moves.get(top.next) else {
-                let done = stack.pop().expect("the top is there");
+                let mut done = stack.pop().expect("the top is there");
                 if !done.any && done.state.sim.violations().is_empty() {
                     stats.terminal += 1;
-                    if !done.state.sim.clone().finish().violations.is_empty() {
+                    // The state is done with: its end-of-run checks may change it.
+                    if !done.state.sim.finish().violations.is_empty() {
                         shared.broke.store(true, Relaxed);
                         if stop_at_violation {
                             stop_all(shared);
                         }
                     }
                 }
+                scratch.recycle(done.state);
+                scratch.recycle_moves(done.moves);
                 continue;
             };
             top.next += 1;
@@ -209,6 +212,7 @@ fn work<A: Actor>(
             top.any = true;
             stats.transitions += 1;
             if !shared.seen.insert(child.fp) {
+                scratch.recycle(child);
                 continue;
             }
             let unique = shared.unique.fetch_add(1, Relaxed) + 1;
@@ -241,8 +245,7 @@ fn work<A: Actor>(
                 stats.hit_run_limit |= reason != crate::StopReason::Violation;
                 continue;
             }
-            let mut moves = Vec::new();
-            sim.moves(child.losses > 0, child.dups > 0, &mut moves);
+            let moves = scratch.moves_of(&child);
             stack.push(Step {
                 state: child,
                 moves,

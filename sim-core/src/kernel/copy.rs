@@ -9,19 +9,35 @@ use super::{Node, Sim};
 use crate::actor::Actor;
 
 /// `Clone` for a kernel struct over an actor type, listing its fields once: `copy` fields are
-/// assigned, `clone` fields cloned (and, in `clone_from`, cloned into the old value's buffers).
+/// assigned, `clone` fields cloned (and, in `clone_from`, cloned into the old value's
+/// buffers), `shared` fields are `Arc`s, which `clone_from` leaves alone when both already
+/// point to the same value (a search's sibling states share most nodes' states: no reference
+/// count to bump and drop).
 macro_rules! clone_reusing_buffers {
-    ($ty:ident { copy: [$($copy:ident),* $(,)?], clone: [$($clone:ident),* $(,)?] $(,)? }) => {
+    ($ty:ident {
+        copy: [$($copy:ident),* $(,)?],
+        clone: [$($clone:ident),* $(,)?],
+        shared: [$($shared:ident),* $(,)?] $(,)?
+    }) => {
         impl<A: Actor> Clone for $ty<A> {
             fn clone(&self) -> Self {
-                let $ty { $($copy,)* $($clone,)* } = self;
-                $ty { $($copy: *$copy,)* $($clone: $clone.clone(),)* }
+                let $ty { $($copy,)* $($clone,)* $($shared,)* } = self;
+                $ty {
+                    $($copy: *$copy,)*
+                    $($clone: $clone.clone(),)*
+                    $($shared: std::sync::Arc::clone($shared),)*
+                }
             }
 
             fn clone_from(&mut self, source: &Self) {
-                let $ty { $($copy,)* $($clone,)* } = source;
+                let $ty { $($copy,)* $($clone,)* $($shared,)* } = source;
                 $(self.$copy = *$copy;)*
                 $(self.$clone.clone_from($clone);)*
+                $(
+                    if !std::sync::Arc::ptr_eq(&self.$shared, $shared) {
+                        self.$shared = std::sync::Arc::clone($shared);
+                    }
+                )*
             }
         }
     };
@@ -44,9 +60,11 @@ clone_reusing_buffers!(Sim {
         untimed,
     ],
     clone: [nodes, queue, network, checker, trace, effects, twins],
+    shared: [],
 });
 
 clone_reusing_buffers!(Node {
     copy: [status, hash, dirty],
-    clone: [actor, facts, draws, timers],
+    clone: [draws, timers],
+    shared: [actor, facts],
 });
