@@ -314,6 +314,8 @@ impl<A: Actor> Default for Work<A> {
 /// reuses a run's buffers instead of allocating and freeing a state each move.
 pub(crate) struct Scratch<A: Actor> {
     hash: (Vec<u64>, BufferHasher),
+    /// Boxed as a state's run is (`Frontier::sim`), so a spare moves in and out as a pointer.
+    #[allow(clippy::vec_box)]
     spares: Vec<Box<Sim<A>>>,
     /// Move lists of states done with, likewise.
     move_lists: Vec<Vec<Move>>,
