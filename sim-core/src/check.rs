@@ -10,12 +10,13 @@ use crate::time::Instant;
 use crate::trace::{Kinds, Record};
 use dyn_clone::DynClone;
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::hash::{Hash, Hasher};
 
 /// A property every run must keep. Stateful, so it can remember history (who led which term).
-pub trait Invariant<A: Actor>: DynClone + Debug + Send {
+pub trait Invariant<A: Actor>: DynClone + CloneInto + Debug + Send + Any {
     /// A short claim-like name: "agreement", "at-most-one-leader-per-term".
     fn name(&self) -> &'static str;
     /// Reads one record; `Err` explains in words what went wrong.
@@ -42,6 +43,27 @@ pub trait Invariant<A: Actor>: DynClone + Debug + Send {
 }
 
 dyn_clone::clone_trait_object!(<A> Invariant<A> where A: Actor);
+
+/// Copying a value into another of the same type in place (`Clone::clone_from`), through
+/// `dyn Any`: what lets a checker copy its invariants into another checker's boxes instead of
+/// allocating new ones (a search copies a run per seed or per state). Every `Clone` type has
+/// it; nothing to implement.
+pub trait CloneInto {
+    /// Copies `self` into `target` if `target` is of the same type; whether it was.
+    fn clone_into_any(&self, target: &mut dyn Any) -> bool;
+}
+
+impl<T: Clone + Any> CloneInto for T {
+    fn clone_into_any(&self, target: &mut dyn Any) -> bool {
+        match target.downcast_mut::<T>() {
+            Some(target) => {
+                target.clone_from(self);
+                true
+            }
+            None => false,
+        }
+    }
+}
 
 /// Hashes `memory` into `state`: the body of [`Invariant::memory`] for an invariant whose
 /// fields are `Hash`.
@@ -120,13 +142,44 @@ impl Violation {
 }
 
 /// A set of invariants run in a fixed order over a stream of records.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Checker<A: Actor> {
     invariants: Vec<Box<dyn Invariant<A>>>,
     violations: Vec<Violation>,
     last: (u64, Instant),
     /// What the invariants read, together.
     reads: Kinds,
+}
+
+impl<A: Actor> Clone for Checker<A> {
+    fn clone(&self) -> Self {
+        Checker {
+            invariants: self.invariants.clone(),
+            violations: self.violations.clone(),
+            last: self.last,
+            reads: self.reads,
+        }
+    }
+
+    /// Copies each invariant into this checker's box for it when both are of one type (as
+    /// they are between copies of one run), allocating nothing for the boxes.
+    fn clone_from(&mut self, source: &Self) {
+        if self.invariants.len() == source.invariants.len() {
+            for (mine, theirs) in self.invariants.iter_mut().zip(&source.invariants) {
+                let target: &mut dyn Any = &mut **mine;
+                // Through the trait object, so the concrete type's copy runs.
+                let source: &dyn Invariant<A> = &**theirs;
+                if !source.clone_into_any(target) {
+                    *mine = theirs.clone();
+                }
+            }
+        } else {
+            self.invariants.clone_from(&source.invariants);
+        }
+        self.violations.clone_from(&source.violations);
+        self.last = source.last;
+        self.reads = source.reads;
+    }
 }
 
 impl<A: Actor> Default for Checker<A> {

@@ -1011,3 +1011,68 @@ fn overdue_timers_fire_in_the_order_they_fell_due() {
     assert_eq!(fired(false), [(10, 2), (30, 1)]);
     assert_eq!(fired(true), [(50, 2), (50, 1)]);
 }
+
+/// An invariant that remembers how many notes it read: its copies must carry that count.
+#[derive(Clone, Debug, Default)]
+struct CountNotes(u64);
+impl Invariant<Probe> for CountNotes {
+    fn name(&self) -> &'static str {
+        "count-notes"
+    }
+    fn observe(&mut self, r: &Record<Probe>) -> Result<(), Broken> {
+        if matches!(r.event, Event::Note { .. }) {
+            self.0 += 1;
+        }
+        Ok(())
+    }
+    fn memory(&self, state: &mut dyn std::hash::Hasher) {
+        state.write_u64(self.0);
+    }
+}
+
+/// Goal: a checker copied into another (a search reusing a run per seed) copies each
+/// invariant into the box already there. Method: `CloneInto` between two boxed invariants of
+/// one type and of two; then two checkers, the source ahead, copied with `clone_from`.
+/// Proves: the same type is copied in place (same box, the source's memory), another type is
+/// refused; a checker's copy carries the memory; a checker of other invariants is replaced.
+#[test]
+fn a_checker_copies_its_invariants_into_the_boxes_it_has() {
+    use sim_core::check::CloneInto;
+    let source: Box<dyn Invariant<Probe>> = Box::new(CountNotes(5));
+    let mut target: Box<dyn Invariant<Probe>> = Box::new(CountNotes(0));
+    let place = &*target as *const dyn Invariant<Probe> as *const u8;
+    assert!(
+        source
+            .as_ref()
+            .clone_into_any(&mut *target as &mut dyn std::any::Any)
+    );
+    assert_eq!(
+        &*target as *const dyn Invariant<Probe> as *const u8, place,
+        "the same box"
+    );
+    assert_eq!(format!("{target:?}"), "CountNotes(5)");
+    let mut other: Box<dyn Invariant<Probe>> = Box::new(NoSeven);
+    assert!(
+        !source
+            .as_ref()
+            .clone_into_any(&mut *other as &mut dyn std::any::Any)
+    );
+
+    let mut ahead = Checker::new(vec![Box::new(CountNotes(5)), Box::new(NoSeven)]);
+    let mut behind = Checker::new(vec![Box::new(CountNotes(0)), Box::new(NoSeven)]);
+    let memory = |c: &Checker<Probe>| {
+        let mut h = sim_core::hash::BufferHasher::default();
+        c.memory(&mut h);
+        std::hash::Hasher::finish(&h)
+    };
+    assert_ne!(memory(&ahead), memory(&behind));
+    behind.clone_from(&ahead);
+    assert_eq!(memory(&ahead), memory(&behind), "the memory copied");
+    ahead = Checker::new(vec![Box::new(NoSeven)]);
+    behind.clone_from(&ahead);
+    assert_eq!(
+        memory(&behind),
+        memory(&ahead),
+        "other invariants: replaced"
+    );
+}
