@@ -1037,7 +1037,6 @@ impl Invariant<Probe> for CountNotes {
 /// refused; a checker's copy carries the memory; a checker of other invariants is replaced.
 #[test]
 fn a_checker_copies_its_invariants_into_the_boxes_it_has() {
-    use sim_core::check::CloneInto;
     let source: Box<dyn Invariant<Probe>> = Box::new(CountNotes(5));
     let mut target: Box<dyn Invariant<Probe>> = Box::new(CountNotes(0));
     let place = &*target as *const dyn Invariant<Probe> as *const u8;
