@@ -490,8 +490,12 @@ impl<A: Actor> Sim<A> {
     /// The end of the state's hash: the messages in flight (their content hashes in
     /// `scratch`), the timeline steps left, the network, the invariants' memory.
     fn hash_rest(&self, actions: u64, scratch: &mut [u64], h: &mut BufferHasher) -> u64 {
-        scratch.sort_unstable();
-        scratch.hash(h);
+        // A multiset of well-mixed hashes as their count and wrapping sum: independent of the
+        // order, with no sort.
+        let sum = scratch
+            .iter()
+            .fold(0u64, |sum, &key| sum.wrapping_add(spread(key)));
+        (scratch.len() as u64, sum).hash(h);
         actions.hash(h);
         self.network.hash(h);
         self.checker.memory(h);
@@ -597,4 +601,14 @@ impl<A: Actor> Sim<A> {
         let n = &self.nodes[node.index()];
         (n.armings.armed(), n.draws.taken())
     }
+}
+
+/// A 64-bit hash spread once more (SplitMix64's finalizer), so that a sum of them stays a good
+/// hash of the multiset even when the hashes summed are related.
+fn spread(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
