@@ -91,11 +91,18 @@ pub fn broke_all(list: Vec<sim_core::Broken>) -> sim_core::Broken {
 }
 
 /// A set of a run's nodes, one bit each (a config describes at most [`MAX_NODES`], so ids fit
-/// in a `u64`): a proposer's promises or a candidate's votes without an allocation, iterated
-/// in id order as the `BTreeSet<NodeId>` it stands for. It hashes as a set of ids (see
-/// `sim_core::symmetry::hash_set`), so interchangeable nodes renamed by a search rename in it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// in a `u64`): who accepted or refused a Paxos proposer's round, without an allocation,
+/// iterated in id order as the `BTreeSet<NodeId>` it stands for. It hashes as a set of ids
+/// (see `sim_core::symmetry::hash_set`), so interchangeable nodes renamed by a search rename
+/// in it, and shows as a set of ids.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct NodeSet(u64);
+
+impl fmt::Debug for NodeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
 
 impl NodeSet {
     /// The node's bit. Panics past [`MAX_NODES`]: configs refuse more nodes.
@@ -116,9 +123,11 @@ impl NodeSet {
 
     /// Removes `id`; whether it was there.
     pub fn remove(&mut self, id: &NodeId) -> bool {
-        let was = self.contains(id);
+        if !self.contains(id) {
+            return false;
+        }
         self.0 &= !Self::bit(*id);
-        was
+        true
     }
 
     /// Whether `id` is in the set.

@@ -31,6 +31,8 @@ fn seeds_per_second(seeds: u64, work: &mut dyn FnMut()) -> f64 {
     seeds as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Heap allocations and reallocations per seed of `work`, which must run on the calling
+/// thread: densa-alloc's counters are per thread (a pool's workers would go uncounted).
 fn allocations_per_seed(seeds: u64, work: impl FnOnce()) -> f64 {
     let ((), change) = densa_alloc::measure(work);
     (change.allocs + change.reallocs) as f64 / seeds as f64

@@ -14,8 +14,7 @@ use sim_core::{
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// mimalloc, as in `dsim`, counting each thread's heap operations (thread-local counters: no
-/// contention between the 2-thread runs).
+/// mimalloc, as in `dsim`, counting each thread's heap operations (thread-local counters).
 #[global_allocator]
 static GLOBAL: densa_alloc::CountingAllocator<mimalloc::MiMalloc> =
     densa_alloc::CountingAllocator::new(mimalloc::MiMalloc);

@@ -824,7 +824,9 @@ impl<A: Actor> Search<'_, A> {
                 let mut done = stack.pop().expect("the top is there");
                 if !done.any && done.state.sim.violations().is_empty() {
                     self.stats.terminal += 1;
-                    // The state is done with: its end-of-run checks may change it.
+                    // The state is done with: its end-of-run checks may change it. (The root
+                    // is the caller's run: its trace, if any, is not this search's to write.)
+                    done.state.sim.set_trace(crate::TraceMode::Off);
                     let ended = done.state.sim.finish();
                     if !ended.violations.is_empty() && self.violation.is_none() {
                         let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();

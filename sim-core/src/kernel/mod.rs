@@ -245,7 +245,8 @@ enum Pending<A: Actor> {
     Action(Box<Action<A::Command>>),
 }
 
-/// A simulation of actors of type `A` over a simulated network. (Its `Clone` is in `copy`.)
+/// A simulation of actors of type `A` over a simulated network.
+// Its `Clone` is in `copy.rs`.
 #[derive(Debug)]
 pub struct Sim<A: Actor> {
     seed: u64,

@@ -489,7 +489,7 @@ impl<A: Actor> Sim<A> {
 
     /// The end of the state's hash: the messages in flight (their content hashes in
     /// `scratch`), the timeline steps left, the network, the invariants' memory.
-    fn hash_rest(&self, actions: u64, scratch: &mut [u64], h: &mut BufferHasher) -> u64 {
+    fn hash_rest(&self, actions: u64, scratch: &[u64], h: &mut BufferHasher) -> u64 {
         // A multiset of well-mixed hashes as their count and wrapping sum: independent of the
         // order, with no sort.
         let sum = scratch
