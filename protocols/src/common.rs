@@ -147,23 +147,35 @@ impl NodeSet {
 
     /// The nodes in id order.
     pub fn iter(&self) -> NodeSetIter {
-        NodeSetIter(self.0)
+        NodeSetIter(Bits(self.0))
     }
 }
 
-/// A [`NodeSet`]'s nodes in id order: the lowest bit left, each time.
+/// The positions of the bits set in a `u64`, lowest first: a bit set's members (a
+/// [`NodeSet`]'s ids, a Paxos ledger's acceptors by index).
 #[derive(Clone, Debug)]
-pub struct NodeSetIter(u64);
+pub struct Bits(pub u64);
+
+impl Iterator for Bits {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let at = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(at)
+    }
+}
+
+/// A [`NodeSet`]'s nodes in id order.
+#[derive(Clone, Debug)]
+pub struct NodeSetIter(Bits);
 
 impl Iterator for NodeSetIter {
     type Item = NodeId;
     fn next(&mut self) -> Option<NodeId> {
-        if self.0 == 0 {
-            return None;
-        }
-        let id = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(NodeId(id))
+        self.0.next().map(NodeId)
     }
 }
 
@@ -178,16 +190,6 @@ impl IntoIterator for &NodeSet {
 impl std::hash::Hash for NodeSet {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         sim_core::symmetry::hash_set(self.iter(), state);
-    }
-}
-
-impl FromIterator<NodeId> for NodeSet {
-    fn from_iter<I: IntoIterator<Item = NodeId>>(ids: I) -> Self {
-        let mut set = NodeSet::default();
-        for id in ids {
-            set.insert(id);
-        }
-        set
     }
 }
 

@@ -339,11 +339,10 @@ fn judge_counting<P: Protocol>(
     sim: &mut Sim<P::Actor>,
     injected: &[Injected],
     states: &mut Vec<u64>,
-    scratch: &mut Vec<u64>,
 ) -> Option<Finding> {
-    states.push(sim.abstract_hash(scratch));
+    states.push(sim.abstract_hash());
     while sim.step() {
-        states.push(sim.abstract_hash(scratch));
+        states.push(sim.abstract_hash());
     }
     let report = sim.finish();
     verdict(prep, sim, injected, report)
@@ -468,7 +467,6 @@ fn probe_chunk<P: Protocol>(
     mut states: Option<&mut Vec<u64>>,
 ) -> Vec<(u64, Finding)> {
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
-    let mut scratch = Vec::new();
     // Each seed's run is copied into the last one's, reusing its buffers.
     let mut sim = template.clone();
     seeds
@@ -483,7 +481,7 @@ fn probe_chunk<P: Protocol>(
             let injected = planned.injected;
             Injected::inject(&injected, &mut sim);
             let found = match states.as_deref_mut() {
-                Some(states) => judge_counting(prep, &mut sim, &injected, states, &mut scratch),
+                Some(states) => judge_counting(prep, &mut sim, &injected, states),
                 None => judge(prep, &mut sim, &injected),
             };
             found.map(|f| (seed, f))

@@ -28,6 +28,27 @@ pub fn stable_hash<T: Hash + ?Sized>(value: &T) -> u64 {
     })
 }
 
+/// Hashes a multiset given as the hashes of its items: their count and the wrapping sum of
+/// the hashes spread once more (SplitMix64's finalizer, so that related hashes still sum to a
+/// good one). The order does not count, and nothing is sorted or buffered: the search hashes
+/// every state's sets and messages this way ([`crate::symmetry::hash_set`], `Sim::untimed_hash`).
+pub fn hash_multiset<H: Hasher + ?Sized>(hashes: impl Iterator<Item = u64>, state: &mut H) {
+    let (len, sum) = hashes.fold((0u64, 0u64), |(len, sum), h| {
+        (len + 1, sum.wrapping_add(spread(h)))
+    });
+    state.write_u64(len);
+    state.write_u64(sum);
+}
+
+/// SplitMix64's finalizer: every input bit moves every output bit.
+fn spread(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// A hasher that gathers the bytes it is fed and hashes them at once, for a value hashed in
 /// many small writes (a whole simulation state): XXH3 over one buffer is several times faster
 /// than XXH3 fed write by write, and gives the same quality of hash. The buffer is kept

@@ -34,40 +34,13 @@ use std::hash::{Hash, Hasher};
 
 pub use crate::id::renaming::hash_name;
 
-/// Hashes `items` as a set (a multiset): the sorted hashes of the items, so their order does
-/// not count. A map or set keyed by node (`BTreeMap<NodeId, _>`, `BTreeSet<NodeName>`) keeps
-/// its entries in its keys' order, and a renaming changes that order: hashed in it, a state
-/// and its renamed copy would hash apart. Hashed as a set, they hash alike. Use [`AsSet`] in
-/// a `Hash` impl.
+/// Hashes `items` as a set (a multiset) of their stable hashes (see
+/// [`crate::hash::hash_multiset`]), so their order does not count. A map or set keyed by node
+/// (`BTreeMap<NodeId, _>`, `BTreeSet<NodeName>`) keeps its entries in its keys' order, and a
+/// renaming changes that order: hashed in it, a state and its renamed copy would hash apart.
+/// Hashed as a set, they hash alike. Use [`AsSet`] in a `Hash` impl.
 pub fn hash_set<T: Hash, H: Hasher + ?Sized>(items: impl Iterator<Item = T>, state: &mut H) {
-    // A state's sets are small (an acceptor's promises, a candidate's votes): on the stack,
-    // the search's hot path allocates nothing for them.
-    const ON_STACK: usize = 16;
-    let mut small = [0u64; ON_STACK];
-    let mut len = 0;
-    let mut spilled: Vec<u64> = Vec::new();
-    for item in items {
-        let h = crate::hash::stable_hash(&item);
-        if len < ON_STACK {
-            small[len] = h;
-            len += 1;
-        } else {
-            if spilled.is_empty() {
-                spilled.extend_from_slice(&small);
-            }
-            spilled.push(h);
-        }
-    }
-    let hashes = if spilled.is_empty() {
-        &mut small[..len]
-    } else {
-        &mut spilled[..]
-    };
-    hashes.sort_unstable();
-    state.write_usize(hashes.len());
-    for &h in hashes.iter() {
-        state.write_u64(h);
-    }
+    crate::hash::hash_multiset(items.map(|item| crate::hash::stable_hash(&item)), state);
 }
 
 /// A collection hashed as a set of its items (see [`hash_set`]): `AsSet(&self.votes).hash(state)`

@@ -281,7 +281,7 @@ fn delivering_message(sim: &sim_core::Sim<protocols::paxos::PaxosNode>, id: u64)
 }
 
 fn hash(sim: &sim_core::Sim<protocols::paxos::PaxosNode>) -> u64 {
-    sim.untimed_hash(&mut Vec::new(), &mut BufferHasher::default())
+    sim.untimed_hash(&mut BufferHasher::default())
 }
 
 /// Goal: merging is sound. Method: both proposers propose, then their Prepares to a1 arrive in
@@ -562,7 +562,7 @@ fn symmetric_hash(sim: &sim_core::Sim<protocols::paxos::PaxosNode>) -> u64 {
     let symmetry =
         sim_core::symmetry::Symmetry::new(Paxos::interchangeable(&config), &names).unwrap();
     assert_eq!(symmetry.orders(), 6, "the three acceptors");
-    sim.symmetric_hash(&symmetry, &mut Vec::new(), &mut BufferHasher::default())
+    sim.symmetric_hash(&symmetry, &mut BufferHasher::default())
 }
 
 /// Goal: `--symmetry` merges exactly the states that are renamings of each other. Method: p1's

@@ -8,8 +8,8 @@
 //! chunks of 64 seeds, as `dsim explore` runs them), and the probe on a pool of 2 threads. It
 //! prints seeds/s of each, the ratios, and heap allocations and reallocations per seed of the
 //! sweep and of the probe (counted by the bench's global allocator: mimalloc, as in `dsim`,
-//! wrapped to count). Because both paths read the same file in one run, the ratio holds whatever the
-//! file's defaults become. `DSIM_BENCH_ONLY=probe` (or `sweep`) runs that path alone, for
+//! wrapped to count). Because both paths read the same file in one run, the ratio holds
+//! whatever the file's defaults become. `DSIM_BENCH_ONLY=probe` (or `sweep`) runs that path alone, for
 //! profiling it (`perf record`).
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
@@ -53,39 +53,37 @@ fn main() {
         .unwrap_or_else(|_| panic!("{name} loads"));
     let loaded = loaded.as_ref();
     let none = scenarios::explore::FaultModel::default();
-    let failing = (0..seeds)
-        .filter(|&s| loaded.probe(s, &none).is_some())
-        .count();
-
     let all: Vec<u64> = (0..seeds).collect();
+    // The two paths, each over the first `n` seeds, one thread.
+    let sweep_first = |n: u64| {
+        for seed in 0..n {
+            std::hint::black_box(loaded.measure(seed));
+        }
+    };
+    let probe_first = |n: u64| {
+        for chunk in all[..n as usize].chunks(64) {
+            std::hint::black_box(loaded.probe_many(chunk, &none));
+        }
+    };
     if let Ok(only) = std::env::var("DSIM_BENCH_ONLY") {
         for _ in 0..ROUNDS {
             match only.as_str() {
-                "sweep" => (0..seeds).for_each(|seed| {
-                    std::hint::black_box(loaded.measure(seed));
-                }),
-                _ => all.chunks(64).for_each(|chunk| {
-                    std::hint::black_box(loaded.probe_many(chunk, &none));
-                }),
+                "sweep" => sweep_first(seeds),
+                _ => probe_first(seeds),
             }
         }
         return;
     }
+    let failing = (0..seeds)
+        .filter(|&s| loaded.probe(s, &none).is_some())
+        .count();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
         .expect("a pool of 2");
     let mut work: [Box<dyn FnMut() + '_>; 3] = [
-        Box::new(|| {
-            for seed in 0..seeds {
-                std::hint::black_box(loaded.measure(seed));
-            }
-        }),
-        Box::new(|| {
-            for chunk in all.chunks(64) {
-                std::hint::black_box(loaded.probe_many(chunk, &none));
-            }
-        }),
+        Box::new(|| sweep_first(seeds)),
+        Box::new(|| probe_first(seeds)),
         Box::new(|| {
             pool.install(|| {
                 all.par_chunks(64).for_each(|chunk| {
@@ -104,16 +102,8 @@ fn main() {
     }
     let [sweep, probe, probe2] = best;
     let sample = seeds.min(2_000);
-    let sweep_allocs = allocations_per_seed(sample, || {
-        for seed in 0..sample {
-            std::hint::black_box(loaded.measure(seed));
-        }
-    });
-    let probe_allocs = allocations_per_seed(sample, || {
-        for chunk in all[..sample as usize].chunks(64) {
-            std::hint::black_box(loaded.probe_many(chunk, &none));
-        }
-    });
+    let sweep_allocs = allocations_per_seed(sample, || sweep_first(sample));
+    let probe_allocs = allocations_per_seed(sample, || probe_first(sample));
 
     println!("{name}: {seeds} seeds, {failing} break an invariant");
     println!("  sweep, 1 thread     {sweep:>10.0} seeds/s   {sweep_allocs:>7.1} allocations/seed");

@@ -4,7 +4,8 @@
 //! latency uniform in 1-10 ms and 1 or 64 tokens in flight: ns per event for a bare
 //! `BinaryHeap` of (time, seq) events (with the same latency draws), for the kernel with tracing
 //! off, and for the kernel writing a full JSON Lines trace to memory; and heap allocations per
-//! event (counted by the bench's global allocator: mimalloc, as in `dsim`, wrapped to count) on the kernel's hot path with tracing off.
+//! event on the kernel's hot path with tracing off (counted by the bench's global allocator:
+//! mimalloc, as in `dsim`, wrapped to count).
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
 use protocols::token_ring::TokenRing;

@@ -6,7 +6,7 @@
 //! notes, a majority of acceptors that accepted the same proposal (the paper's definition,
 //! which holds even if no learner ever hears of it).
 
-use crate::common::broke;
+use crate::common::{Bits, broke};
 use crate::paxos::PaxosNode;
 use crate::paxos::config::MAX_NODES;
 use crate::paxos::msg::{Number, Proposal, Value};
@@ -94,11 +94,7 @@ impl AcceptorSet {
 
 /// The names of `acceptors` whose bits are set in `bits`, in order.
 fn members(acceptors: &[Name], bits: u64) -> impl Iterator<Item = &Name> + '_ {
-    acceptors
-        .iter()
-        .enumerate()
-        .filter(move |&(i, _)| bits & (1 << i) != 0)
-        .map(|(_, name)| name)
+    Bits(bits).map(|i| &acceptors[i as usize])
 }
 
 impl std::fmt::Display for AcceptorSet {

@@ -289,6 +289,14 @@ impl<A: Actor> Frontier<A> {
             dups,
         })
     }
+
+    /// The end-of-run checks of a terminal state the search is done with, run on the state
+    /// itself (no copy). Its trace is turned off first: the root is the caller's run, whose
+    /// sink is not the search's to write.
+    fn end_checks(&mut self) -> Vec<Violation> {
+        self.sim.set_trace(crate::TraceMode::Off);
+        self.sim.finish().violations
+    }
 }
 
 /// What one thread reuses from one state's expansion to the next.
@@ -313,7 +321,7 @@ impl<A: Actor> Default for Work<A> {
 /// so does a depth-first search's state once its subtree is done, so that copying a child
 /// reuses a run's buffers instead of allocating and freeing a state each move.
 pub(crate) struct Scratch<A: Actor> {
-    hash: (Vec<u64>, BufferHasher),
+    hash: BufferHasher,
     /// Boxed as a state's run is (`Frontier::sim`), so a spare moves in and out as a pointer.
     #[allow(clippy::vec_box)]
     spares: Vec<Box<Sim<A>>>,
@@ -516,11 +524,11 @@ fn fingerprint<A: Actor>(
     losses: u32,
     dups: u32,
     options: &Options<A>,
-    scratch: &mut (Vec<u64>, BufferHasher),
+    h: &mut BufferHasher,
 ) -> u64 {
     let hash = match &options.symmetry {
-        Some(symmetry) => sim.symmetric_hash(symmetry, &mut scratch.0, &mut scratch.1),
-        None => sim.untimed_hash(&mut scratch.0, &mut scratch.1),
+        Some(symmetry) => sim.symmetric_hash(symmetry, h),
+        None => sim.untimed_hash(h),
     };
     stable_hash(&(hash, losses, dups))
 }
@@ -824,15 +832,12 @@ impl<A: Actor> Search<'_, A> {
                 let mut done = stack.pop().expect("the top is there");
                 if !done.any && done.state.sim.violations().is_empty() {
                     self.stats.terminal += 1;
-                    // The state is done with: its end-of-run checks may change it. (The root
-                    // is the caller's run: its trace, if any, is not this search's to write.)
-                    done.state.sim.set_trace(crate::TraceMode::Off);
-                    let ended = done.state.sim.finish();
-                    if !ended.violations.is_empty() && self.violation.is_none() {
+                    let ended = done.state.end_checks();
+                    if !ended.is_empty() && self.violation.is_none() {
                         let mut path: Vec<Move> = stack.iter().skip(1).map(|s| s.via).collect();
                         path.extend((!stack.is_empty()).then_some(done.via));
                         self.paths.push((done.state.fp, path));
-                        self.violation = Some((done.state.fp, ended.violations));
+                        self.violation = Some((done.state.fp, ended));
                     }
                 }
                 scratch.recycle(done.state);

@@ -193,10 +193,7 @@ fn work<A: Actor>(
                 let mut done = stack.pop().expect("the top is there");
                 if !done.any && done.state.sim.violations().is_empty() {
                     stats.terminal += 1;
-                    // The state is done with: its end-of-run checks may change it. (The root
-                    // is the caller's run: its trace, if any, is not this search's to write.)
-                    done.state.sim.set_trace(crate::TraceMode::Off);
-                    if !done.state.sim.finish().violations.is_empty() {
+                    if !done.state.end_checks().is_empty() {
                         shared.broke.store(true, Relaxed);
                         if stop_at_violation {
                             stop_all(shared);

@@ -528,21 +528,18 @@ impl<A: Actor> Sim<A> {
     /// A hash of the run's state with no time in it: every actor's state, every node's status,
     /// and the multiset of messages in flight (sender, receiver, content). What a search counts
     /// as coverage: with times, nearly every state would be new and the count never flatten.
-    /// `scratch` is reused between calls, so counting allocates nothing once warm.
-    pub fn abstract_hash(&self, scratch: &mut Vec<u64>) -> u64 {
+    /// Allocates nothing.
+    pub fn abstract_hash(&self) -> u64 {
         let mut h = xxhash_rust::xxh3::Xxh3Default::new();
         for node in &self.nodes {
             node.actor.hash(&mut h);
             node.status.hash(&mut h);
         }
-        scratch.clear();
-        for pending in self.queue.pending() {
-            if let Pending::Deliver { from, to, msg, .. } = pending {
-                scratch.push(stable_hash(&(from, to, msg)));
-            }
-        }
-        scratch.sort_unstable();
-        scratch.hash(&mut h);
+        let messages = self.queue.pending().filter_map(|pending| match pending {
+            Pending::Deliver { from, to, msg, .. } => Some(stable_hash(&(from, to, msg))),
+            _ => None,
+        });
+        crate::hash::hash_multiset(messages, &mut h);
         h.finish()
     }
 

@@ -9,7 +9,7 @@
 
 use super::{Pending, Sim, Status};
 use crate::actor::{Actor, Message};
-use crate::hash::{BufferHasher, stable_hash};
+use crate::hash::{BufferHasher, hash_multiset, stable_hash};
 use crate::id::{MsgId, NodeId};
 use crate::net::DropReason;
 use crate::symmetry::Symmetry;
@@ -403,22 +403,17 @@ impl<A: Actor> Sim<A> {
     /// (sender, receiver, content, whether already copied), how many timeline steps remain,
     /// the network's cuts and rules, what the invariants remember, and whether the run
     /// stopped. Not in it: times, step and message counters, the random streams, statistics.
-    /// `scratch` and `h` are reused between calls.
-    pub fn untimed_hash(&self, scratch: &mut Vec<u64>, h: &mut BufferHasher) -> u64 {
-        self.hash_state(None, scratch, h)
+    /// `h` is reused between calls.
+    pub fn untimed_hash(&self, h: &mut BufferHasher) -> u64 {
+        self.hash_state(None, h)
     }
 
     /// The state's hash up to a renaming of `symmetry`'s interchangeable nodes: the smallest of
     /// [`Sim::untimed_hash`] and that hash taken of each renamed copy of the state (see
     /// [`crate::symmetry`]). Two states that are renamings of each other hash alike.
-    pub fn symmetric_hash(
-        &self,
-        symmetry: &Symmetry,
-        scratch: &mut Vec<u64>,
-        h: &mut BufferHasher,
-    ) -> u64 {
-        let own = self.untimed_hash(scratch, h);
-        symmetry.smallest(own, |renaming| self.hash_state(Some(renaming), scratch, h))
+    pub fn symmetric_hash(&self, symmetry: &Symmetry, h: &mut BufferHasher) -> u64 {
+        let own = self.untimed_hash(h);
+        symmetry.smallest(own, |renaming| self.hash_state(Some(renaming), h))
     }
 
     /// [`Sim::untimed_hash`] itself (`renaming` `None`: the hashes the kernel keeps of each
@@ -426,12 +421,7 @@ impl<A: Actor> Sim<A> {
     /// (the renaming in force while this runs): node `j`'s part is then that of the node
     /// renamed `j`, and every kept hash is taken again, since the ids and names inside are
     /// renamed.
-    fn hash_state(
-        &self,
-        renaming: Option<&[u32]>,
-        scratch: &mut Vec<u64>,
-        h: &mut BufferHasher,
-    ) -> u64 {
+    fn hash_state(&self, renaming: Option<&[u32]>, h: &mut BufferHasher) -> u64 {
         h.clear();
         let h = &mut *h;
         for j in 0..self.nodes.len() {
@@ -449,53 +439,45 @@ impl<A: Actor> Sim<A> {
                     node
                 }
             };
-            self.hash_node_rest(node, scratch, h);
+            self.hash_node_rest(node, h);
         }
-        scratch.clear();
-        let mut actions = 0u64;
-        for pending in self.queue.pending() {
-            match pending {
-                Pending::Deliver { key, .. } if renaming.is_none() => scratch.push(*key),
-                Pending::Deliver {
-                    from,
-                    to,
-                    msg,
-                    copied,
-                    ..
-                } => scratch.push(message_key(*from, *to, msg, *copied)),
-                Pending::Action(_) => actions += 1,
-                Pending::Start(_) | Pending::Timer { .. } => {}
-            }
-        }
-        self.hash_rest(actions, scratch, h)
+        let messages = self.queue.pending().filter_map(|pending| match pending {
+            Pending::Deliver { key, .. } if renaming.is_none() => Some(*key),
+            Pending::Deliver {
+                from,
+                to,
+                msg,
+                copied,
+                ..
+            } => Some(message_key(*from, *to, msg, *copied)),
+            _ => None,
+        });
+        hash_multiset(messages, h);
+        let actions = self
+            .queue
+            .pending()
+            .filter(|p| matches!(p, Pending::Action(_)))
+            .count();
+        self.hash_rest(actions as u64, h)
     }
 
     /// A node's part of the state's hash after its actor's: status, clock, timers.
-    fn hash_node_rest(&self, node: &super::Node<A>, scratch: &mut Vec<u64>, h: &mut BufferHasher) {
+    fn hash_node_rest(&self, node: &super::Node<A>, h: &mut BufferHasher) {
         node.status.hash(h);
         node.clock.hash(h);
         if self.role_restarts {
             node.crashed_claim.hash(h);
         }
-        scratch.clear();
-        scratch.extend(
-            node.timers
-                .iter()
-                .map(|t| stable_hash(&(&t.timer, t.overdue))),
-        );
-        scratch.sort_unstable();
-        scratch.hash(h);
+        let timers = node
+            .timers
+            .iter()
+            .map(|t| stable_hash(&(&t.timer, t.overdue)));
+        hash_multiset(timers, h);
     }
 
-    /// The end of the state's hash: the messages in flight (their content hashes in
-    /// `scratch`), the timeline steps left, the network, the invariants' memory.
-    fn hash_rest(&self, actions: u64, scratch: &[u64], h: &mut BufferHasher) -> u64 {
-        // A multiset of well-mixed hashes as their count and wrapping sum: independent of the
-        // order, with no sort.
-        let sum = scratch
-            .iter()
-            .fold(0u64, |sum, &key| sum.wrapping_add(spread(key)));
-        (scratch.len() as u64, sum).hash(h);
+    /// The end of the state's hash, after the messages in flight: the timeline steps left,
+    /// the network, the invariants' memory.
+    fn hash_rest(&self, actions: u64, h: &mut BufferHasher) -> u64 {
         actions.hash(h);
         self.network.hash(h);
         self.checker.memory(h);
@@ -601,14 +583,4 @@ impl<A: Actor> Sim<A> {
         let n = &self.nodes[node.index()];
         (n.armings.armed(), n.draws.taken())
     }
-}
-
-/// A 64-bit hash spread once more (SplitMix64's finalizer), so that a sum of them stays a good
-/// hash of the multiset even when the hashes summed are related.
-fn spread(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
