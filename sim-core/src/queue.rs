@@ -4,6 +4,11 @@
 //! a run never depends on the heap's internals. Payloads live in a slab beside the heap, so the
 //! heap moves only 24-byte keys and, once warmed up, pushing and popping allocate nothing.
 //! Cancellation is not this module's job: the kernel ignores stale timer events when they pop.
+//!
+//! An untimed search never pops in time order: it picks each next event itself. Such a queue is
+//! made [`EventQueue::unordered`]: it drops its heap, so that each of a search's millions of
+//! copied states carries one buffer (the slab, whose entries keep their own time and sequence
+//! number) instead of two, and taking an event out no longer rebuilds a heap.
 
 use crate::time::Instant;
 use std::cmp::Reverse;
@@ -16,13 +21,24 @@ struct Key {
     slot: u32,
 }
 
+/// A pending event with when it falls due and its place in the insertion order.
+#[derive(Clone, Debug)]
+struct Entry<E> {
+    time: Instant,
+    seq: u64,
+    event: E,
+}
+
 /// Pending events in (time, seq) order.
 #[derive(Debug)]
 pub struct EventQueue<E> {
+    /// The keys in pop order; empty (and unused) once the queue is unordered.
     heap: BinaryHeap<Reverse<Key>>,
-    slots: Vec<Option<E>>,
+    slots: Vec<Option<Entry<E>>>,
     free: Vec<u32>,
     next_seq: u64,
+    /// Whether `heap` is kept (see [`EventQueue::unordered`]).
+    ordered: bool,
 }
 
 impl<E: Clone> Clone for EventQueue<E> {
@@ -32,6 +48,7 @@ impl<E: Clone> Clone for EventQueue<E> {
             slots: self.slots.clone(),
             free: self.free.clone(),
             next_seq: self.next_seq,
+            ordered: self.ordered,
         }
     }
 
@@ -41,6 +58,7 @@ impl<E: Clone> Clone for EventQueue<E> {
         self.slots.clone_from(&source.slots);
         self.free.clone_from(&source.free);
         self.next_seq = source.next_seq;
+        self.ordered = source.ordered;
     }
 }
 
@@ -51,6 +69,7 @@ impl<E> Default for EventQueue<E> {
             slots: Vec::new(),
             free: Vec::new(),
             next_seq: 0,
+            ordered: true,
         }
     }
 }
@@ -61,107 +80,129 @@ impl<E> EventQueue<E> {
         Self::default()
     }
 
+    /// Stops keeping the pop order: for an untimed search, which takes events out by slot
+    /// ([`EventQueue::remove`]) and lists them with [`EventQueue::entries`]. Popping still
+    /// works, by a scan of the pending events.
+    pub fn unordered(&mut self) {
+        self.heap = BinaryHeap::new();
+        self.ordered = false;
+    }
+
     /// Schedules `event` at `time`; returns its sequence number.
     #[inline]
     pub fn push(&mut self, time: Instant, event: E) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let entry = Some(Entry { time, seq, event });
         let slot = match self.free.pop() {
             Some(s) => {
-                self.slots[s as usize] = Some(event);
+                self.slots[s as usize] = entry;
                 s
             }
             None => {
-                self.slots.push(Some(event));
+                self.slots.push(entry);
                 (self.slots.len() - 1) as u32
             }
         };
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(Reverse(Key { time, seq, slot }));
+        if self.ordered {
+            self.heap.push(Reverse(Key { time, seq, slot }));
+        }
         seq
     }
 
     /// Removes and returns the earliest event (ties: first pushed first).
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
-        let Reverse(key) = self.heap.pop()?;
-        let event = self.slots[key.slot as usize]
+        let slot = if self.ordered {
+            self.heap.pop()?.0.slot
+        } else {
+            self.earliest()?.0
+        };
+        let entry = self.slots[slot as usize]
             .take()
             .expect("queue slot of a live key is filled");
-        self.free.push(key.slot);
-        Some((key.time, event))
+        self.free.push(slot);
+        Some((entry.time, entry.event))
+    }
+
+    /// An unordered queue's earliest event: its slot and time.
+    fn earliest(&self) -> Option<(u32, Instant)> {
+        self.entries()
+            .min_by_key(|&(_, time, seq, _)| (time, seq))
+            .map(|(slot, time, ..)| (slot, time))
     }
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|Reverse(k)| k.time)
+        if self.ordered {
+            self.heap.peek().map(|Reverse(k)| k.time)
+        } else {
+            self.earliest().map(|(_, time)| time)
+        }
     }
 
     /// How many events are pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.slots.len() - self.free.len()
     }
 
     /// Whether nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// The pending events in no particular order (allocates nothing; for counting states).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.slots.iter().flatten()
+        self.slots.iter().flatten().map(|e| &e.event)
     }
 
-    /// Every pending event with its slot, time and sequence number, in no particular order:
-    /// what an untimed search chooses among (see `Sim::moves`).
+    /// Every pending event with its slot, time and sequence number, in slot order: what an
+    /// untimed search chooses among (see `Sim::moves`).
     pub fn entries(&self) -> impl Iterator<Item = (u32, Instant, u64, &E)> {
-        self.heap.iter().map(|Reverse(k)| {
-            let event = self.slots[k.slot as usize]
-                .as_ref()
-                .expect("queue slot of a live key is filled");
-            (k.slot, k.time, k.seq, event)
-        })
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, e)| e.as_ref().map(|e| (slot as u32, e.time, e.seq, &e.event)))
     }
 
     /// The event in `slot`, if one is pending there.
     pub fn get(&self, slot: u32) -> Option<&E> {
-        self.slots.get(slot as usize).and_then(Option::as_ref)
+        self.slots
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map(|e| &e.event)
     }
 
     /// The event in `slot`, mutably.
     pub fn get_mut(&mut self, slot: u32) -> Option<&mut E> {
-        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
+        self.slots
+            .get_mut(slot as usize)
+            .and_then(Option::as_mut)
+            .map(|e| &mut e.event)
     }
 
     /// Takes the event in `slot` out of the queue, whatever its time: an untimed search picks
-    /// the next event itself. Linear in the queue's length (untimed runs keep it short).
+    /// the next event itself. Constant time in an unordered queue; linear in the queue's
+    /// length in an ordered one.
     pub fn remove(&mut self, slot: u32) -> Option<(Instant, E)> {
-        let event = self.slots.get_mut(slot as usize)?.take()?;
-        let mut time = Instant::ZERO;
-        self.heap.retain(|Reverse(k)| {
-            if k.slot == slot {
-                time = k.time;
-                false
-            } else {
-                true
-            }
-        });
+        let entry = self.slots.get_mut(slot as usize)?.take()?;
+        if self.ordered {
+            self.heap.retain(|Reverse(k)| k.slot != slot);
+        }
         self.free.push(slot);
-        Some((time, event))
+        Some((entry.time, entry.event))
     }
 
     /// The pending events in the order they will pop (allocates; for hashing and inspection).
     pub fn ordered(&self) -> Vec<(Instant, &E)> {
-        let mut keys: Vec<Key> = self.heap.iter().map(|Reverse(k)| *k).collect();
-        keys.sort_unstable();
-        keys.into_iter()
-            .map(|k| {
-                (
-                    k.time,
-                    self.slots[k.slot as usize]
-                        .as_ref()
-                        .expect("queue slot of a live key is filled"),
-                )
-            })
+        let mut entries: Vec<(Instant, u64, &E)> = self
+            .entries()
+            .map(|(_, time, seq, event)| (time, seq, event))
+            .collect();
+        entries.sort_unstable_by_key(|&(time, seq, _)| (time, seq));
+        entries
+            .into_iter()
+            .map(|(time, _, event)| (time, event))
             .collect()
     }
 }
@@ -194,6 +235,44 @@ mod tests {
             model.sort_by_key(|e| e.0);
             let got: Vec<(u64, usize)> = std::iter::from_fn(|| q.pop().map(|(t, i)| (t.0, i))).collect();
             prop_assert_eq!(got, model);
+        }
+
+        /// An unordered queue (an untimed search's) pops, peeks, lists and removes exactly as
+        /// an ordered one does.
+        #[test]
+        fn unordered_agrees_with_ordered(
+            times in proptest::collection::vec(0u64..20, 0..60),
+            removed in proptest::collection::vec(0u32..60, 0..20),
+        ) {
+            let mut ordered = EventQueue::new();
+            for (i, t) in times.iter().enumerate() {
+                ordered.push(Instant(*t), i);
+            }
+            let mut unordered = ordered.clone();
+            unordered.unordered();
+            for &slot in &removed {
+                prop_assert_eq!(ordered.remove(slot), unordered.remove(slot));
+            }
+            prop_assert_eq!(ordered.len(), unordered.len());
+            prop_assert_eq!(ordered.ordered(), unordered.ordered());
+            let mut a: Vec<_> = ordered.entries().map(|(s, t, q, e)| (s, t, q, *e)).collect();
+            let mut b: Vec<_> = unordered.entries().map(|(s, t, q, e)| (s, t, q, *e)).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            prop_assert_eq!(a, b);
+            loop {
+                prop_assert_eq!(ordered.peek_time(), unordered.peek_time());
+                let (x, y) = (ordered.pop(), unordered.pop());
+                prop_assert_eq!(x, y);
+                if x.is_none() {
+                    break;
+                }
+                // Pushes after pops reuse freed slots in both alike.
+                if let Some((t, i)) = x.filter(|(t, i)| i % 3 == 0 && t.0 < 30) {
+                    ordered.push(Instant(t.0 + 7), i + 100);
+                    unordered.push(Instant(t.0 + 7), i + 100);
+                }
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ pub use timed::{TimedPath, timed};
 use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
-use crate::kernel::{IgnoredAnswers, Move, MoveKind, Sim};
+use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Sim};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -274,7 +274,7 @@ impl<A: Actor> Frontier<A> {
             return None;
         }
         let mut sim = scratch.copy(&self.sim);
-        sim.take(mv);
+        sim.take_with(mv, &mut scratch.effects);
         if options.within.as_ref().is_some_and(|w| !w(&sim)) {
             scratch.recycle_run(sim);
             return None;
@@ -327,6 +327,8 @@ pub(crate) struct Scratch<A: Actor> {
     spares: Vec<Box<Sim<A>>>,
     /// Move lists of states done with, likewise.
     move_lists: Vec<Vec<Move>>,
+    /// The effect buffer lent to each child's step.
+    effects: EffectBuffer<A>,
 }
 
 impl<A: Actor> Default for Scratch<A> {
@@ -335,6 +337,7 @@ impl<A: Actor> Default for Scratch<A> {
             hash: Default::default(),
             spares: Vec::new(),
             move_lists: Vec::new(),
+            effects: EffectBuffer::default(),
         }
     }
 }

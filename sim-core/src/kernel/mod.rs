@@ -13,7 +13,7 @@ mod actions;
 mod copy;
 mod untimed;
 
-pub use untimed::{IgnoredAnswers, Move, MoveKind, Taken};
+pub use untimed::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Taken};
 
 use crate::action::{Action, NodeAction};
 use crate::actor::{Actor, Context, Effect, Message, RoleClaim};

@@ -38,6 +38,16 @@ impl Default for IgnoredAnswers {
     }
 }
 
+/// A buffer for a handler's effects that a search lends each state it steps
+/// ([`Sim::take_with`]), instead of every state it keeps holding one.
+pub struct EffectBuffer<A: Actor>(Vec<crate::actor::Effect<A>>);
+
+impl<A: Actor> Default for EffectBuffer<A> {
+    fn default() -> Self {
+        EffectBuffer(Vec::new())
+    }
+}
+
 /// A delivery as [`Sim::moves`] lists it: (content hash, sequence number, queue slot, copied).
 type Listed = (u64, u64, u32, bool);
 /// [`Sim::moves`]'s reused vectors: the deliveries and the timers (content hash, slot) listed.
@@ -125,6 +135,7 @@ impl<A: Actor> Sim<A> {
         // Healthy links: losses and copies are the search's moves, never chance.
         *self.network.oracle_mut() = crate::oracle::Oracle::scripted(&[]);
         self.untimed = true;
+        self.queue.unordered();
         for node in &mut self.nodes {
             node.draws.fix();
         }
@@ -235,6 +246,15 @@ impl<A: Actor> Sim<A> {
         out.extend(next_action.map(|a| at(MoveKind::Act, 0, a.2)));
     }
 
+    /// [`Sim::take`] with the handler's effect buffer lent by `buffer` and given back after:
+    /// the states a search keeps then carry no buffer of their own.
+    pub fn take_with(&mut self, mv: Move, buffer: &mut EffectBuffer<A>) -> Taken {
+        std::mem::swap(&mut self.effects, &mut buffer.0);
+        let taken = self.take(mv);
+        std::mem::swap(&mut self.effects, &mut buffer.0);
+        taken
+    }
+
     /// Makes `mv` happen (one step, at the standing time); says what it did. Panics on a move
     /// that was not listed for this state.
     pub fn take(&mut self, mv: Move) -> Taken {
@@ -278,10 +298,12 @@ impl<A: Actor> Sim<A> {
                 .map(|(slot, ..)| slot)
                 .expect("a timeline step is pending");
         }
+        // The oldest such event, as `Sim::moves` lists it.
         self.queue
             .entries()
+            .filter(|&(slot, ..)| key_at(slot) == Some(mv.key))
+            .min_by_key(|&(_, _, seq, _)| seq)
             .map(|(slot, ..)| slot)
-            .find(|&slot| key_at(slot) == Some(mv.key))
             .unwrap_or_else(|| panic!("no event for {mv:?} in this state"))
     }
 
