@@ -1,11 +1,12 @@
 //! The visited set of a depth-first search: 8-byte fingerprints and nothing else.
 //!
 //! Depth-first search without a depth bound needs no way back to the start (its stack is the
-//! path), so it keeps only the fingerprints, as stateright's does: an open-addressing table of
-//! `u64` per shard (linear probing, 0 for an empty slot), filled to 90 % before it grows by a
-//! quarter. 256 shards grow one at a time and through the same sizes, so growing never holds
-//! two copies of the whole set, and a shard's old table is soon reused by the next to grow.
-//! Never iterated: its layout reaches no output.
+//! path), so it keeps only the fingerprints, as stateright's does: an open-addressing table per
+//! shard (linear probing, 0 for an empty slot), filled to 90 % before it grows by a quarter.
+//! The fingerprint's top 8 bits pick the shard, so a slot keeps only the other 56, in 7 bytes:
+//! the whole 64-bit fingerprint is still told apart, in 7/8 of the memory. 256 shards grow one
+//! at a time, so growing never holds two copies of the whole set. Never iterated: its layout
+//! reaches no output.
 
 /// How many shards (the fingerprint's top 8 bits pick one).
 const SHARDS: usize = 256;
@@ -13,12 +14,6 @@ const SHARDS: usize = 256;
 /// A set of state fingerprints.
 pub(super) struct Fingerprints {
     shards: Vec<Table>,
-}
-
-#[derive(Default)]
-struct Table {
-    slots: Vec<u64>,
-    len: usize,
 }
 
 impl Default for Fingerprints {
@@ -30,11 +25,11 @@ impl Default for Fingerprints {
 }
 
 impl Fingerprints {
-    /// Adds `fp`; whether it was new. Fingerprint 0 is kept as 1 (0 marks an empty slot): two
-    /// states then merge only if their 64-bit hashes are 0 and 1.
+    /// Adds `fp`; whether it was new. Within a shard, a fingerprint whose low 56 bits are 0 is
+    /// kept as 1 (0 marks an empty slot): two states then merge only if their 64-bit hashes
+    /// differ in nothing but that.
     pub(super) fn insert(&mut self, fp: u64) -> bool {
-        let fp = fp.max(1);
-        self.shards[(fp >> 56) as usize].insert(fp)
+        self.shards[(fp >> 56) as usize].insert(kept(fp))
     }
 }
 
@@ -55,43 +50,76 @@ impl Default for SharedFingerprints {
 impl SharedFingerprints {
     /// Adds `fp`; whether it was new (see [`Fingerprints::insert`]).
     pub(super) fn insert(&self, fp: u64) -> bool {
-        let fp = fp.max(1);
         self.shards[(fp >> 56) as usize]
             .lock()
             .expect("a thread panicked holding a fingerprint shard")
-            .insert(fp)
+            .insert(kept(fp))
     }
 }
 
+/// What a shard keeps of `fp`: its low 56 bits (the top 8 chose the shard), never 0.
+fn kept(fp: u64) -> u64 {
+    (fp & LOW_56).max(1)
+}
+
+const LOW_56: u64 = (1 << 56) - 1;
+
+/// Bytes a slot takes.
+const SLOT: usize = 7;
+
+/// One shard's table: `size` slots of 7 bytes each, a fingerprint's low 56 bits little-endian.
+#[derive(Default)]
+struct Table {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
 impl Table {
+    fn size(&self) -> usize {
+        self.bytes.len() / SLOT
+    }
+
+    /// Adds `fp` (its low 56 bits, not 0); whether it was not there already.
     fn insert(&mut self, fp: u64) -> bool {
-        if (self.len + 1) * 100 > self.slots.len() * 90 {
+        if (self.len + 1) * 100 > self.size() * 90 {
             self.grow();
         }
-        let inserted = place(&mut self.slots, fp);
+        let inserted = place(&mut self.bytes, fp);
         self.len += usize::from(inserted);
         inserted
     }
 
     fn grow(&mut self) {
-        let size = (self.slots.len() + self.slots.len() / 4).max(64);
-        let mut slots = vec![0u64; size];
-        for &fp in self.slots.iter().filter(|&&fp| fp != 0) {
-            place(&mut slots, fp);
+        let size = (self.size() + self.size() / 4).max(64);
+        let mut bytes = vec![0u8; size * SLOT];
+        for slot in self.bytes.chunks_exact(SLOT) {
+            let fp = read(slot);
+            if fp != 0 {
+                place(&mut bytes, fp);
+            }
         }
-        self.slots = slots;
+        self.bytes = bytes;
     }
 }
 
-/// Puts `fp` in `slots` (which has room); whether it was not there already.
-fn place(slots: &mut [u64], fp: u64) -> bool {
-    let n = slots.len();
-    // The bits below the shard's, scaled to the table (no power-of-two size needed).
+/// The fingerprint in a slot (0: empty).
+fn read(slot: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word[..SLOT].copy_from_slice(slot);
+    u64::from_le_bytes(word)
+}
+
+/// Puts `fp` (low 56 bits, not 0) in the table `bytes` (which has room); whether it was not
+/// there already.
+fn place(bytes: &mut [u8], fp: u64) -> bool {
+    let n = bytes.len() / SLOT;
+    // The fingerprint's bits scaled to the table (no power-of-two size needed).
     let mut i = (((fp << 8) as u128 * n as u128) >> 64) as usize;
     loop {
-        match slots[i] {
+        let slot = &mut bytes[i * SLOT..(i + 1) * SLOT];
+        match read(slot) {
             0 => {
-                slots[i] = fp;
+                slot.copy_from_slice(&fp.to_le_bytes()[..SLOT]);
                 return true;
             }
             s if s == fp => return false,
@@ -113,6 +141,10 @@ mod tests {
         assert!(fps.iter().all(|&fp| set.insert(fp)));
         assert!(fps.iter().all(|&fp| !set.insert(fp)));
         assert!(set.insert(0) && !set.insert(1), "0 is kept as 1");
+        // Fingerprints that differ only in the shard's bits are told apart.
+        let twins = [5u64, (1 << 56) | 5, (200 << 56) | 5];
+        assert!(twins.iter().all(|&fp| set.insert(fp)));
+        assert!(twins.iter().all(|&fp| !set.insert(fp)));
         let shared = SharedFingerprints::default();
         assert!(fps.iter().all(|&fp| shared.insert(fp)));
         assert!(fps.iter().all(|&fp| !shared.insert(fp)));
