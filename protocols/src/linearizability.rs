@@ -15,11 +15,15 @@
 //! Any object with a sequential specification ([`Spec`]) can be checked: [`Register`] is the
 //! one the register model and the ring store's reads and writes need. The history is `Hash`,
 //! so a model checker can keep it as ghost state (two states with different histories are
-//! different states).
+//! different states). A search keeps millions of such histories, most of them a copy of
+//! another with one operation more: so clients are a sorted list (not a map), each client's
+//! record is shared between copies until it changes, and real-time facts are small sorted
+//! slices; a copy allocates one short list, and a change copies one client's record.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 
 /// A sequential object: its operations and what each returns, one at a time.
 pub trait Spec: Clone + Debug + Hash + Ord {
@@ -71,9 +75,9 @@ impl<V: Clone + Debug + Hash + Ord> Spec for Register<V> {
     }
 }
 
-/// For each other client, the index of its last operation completed before an invocation:
-/// that one (and those before it) must take effect first.
-type After<T> = BTreeMap<T, usize>;
+/// For each other client (sorted by client), the index of its last operation completed before
+/// an invocation: that one (and those before it) must take effect first.
+type After<T> = Box<[(T, usize)]>;
 
 /// A completed operation.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
@@ -103,7 +107,8 @@ impl<T: Ord, S: Spec> Default for Thread<T, S> {
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct History<T: Ord, S: Spec> {
     init: S,
-    threads: BTreeMap<T, Thread<T, S>>,
+    /// Each client's operations, sorted by client.
+    threads: Vec<(T, Arc<Thread<T, S>>)>,
     /// Why the history itself is malformed (a client invoked twice without a return, or
     /// returned without an invocation): no object explains it then.
     malformed: Option<String>,
@@ -118,9 +123,22 @@ impl<T: Clone + Debug + Hash + Ord, S: Spec> History<T, S> {
     pub fn new(init: S) -> Self {
         History {
             init,
-            threads: BTreeMap::new(),
+            threads: Vec::new(),
             malformed: None,
         }
+    }
+
+    /// `client`'s operations, for a change (added, empty, if it has none yet).
+    fn thread_mut(&mut self, client: &T) -> &mut Thread<T, S> {
+        let i = match self.threads.binary_search_by(|(id, _)| id.cmp(client)) {
+            Ok(i) => i,
+            Err(i) => {
+                self.threads
+                    .insert(i, (client.clone(), Arc::new(Thread::default())));
+                i
+            }
+        };
+        Arc::make_mut(&mut self.threads[i].1)
     }
 
     /// `client` invoked `op`.
@@ -131,10 +149,10 @@ impl<T: Clone + Debug + Hash + Ord, S: Spec> History<T, S> {
         let after: After<T> = self
             .threads
             .iter()
-            .filter(|(id, t)| **id != client && !t.done.is_empty())
+            .filter(|(id, t)| *id != client && !t.done.is_empty())
             .map(|(id, t)| (id.clone(), t.done.len() - 1))
             .collect();
-        let thread = self.threads.entry(client.clone()).or_default();
+        let thread = self.thread_mut(&client);
         if let Some((_, old)) = &thread.pending {
             self.malformed = Some(format!(
                 "{client:?} invoked {op:?} while its {old:?} had not returned"
@@ -149,7 +167,7 @@ impl<T: Clone + Debug + Hash + Ord, S: Spec> History<T, S> {
         if self.malformed.is_some() {
             return;
         }
-        let thread = self.threads.entry(client.clone()).or_default();
+        let thread = self.thread_mut(&client);
         match thread.pending.take() {
             Some((after, op)) => thread.done.push(Completed { after, op, ret }),
             None => {
@@ -161,8 +179,8 @@ impl<T: Clone + Debug + Hash + Ord, S: Spec> History<T, S> {
     /// Every operation so far, completed or pending.
     pub fn len(&self) -> usize {
         self.threads
-            .values()
-            .map(|t| t.done.len() + usize::from(t.pending.is_some()))
+            .iter()
+            .map(|(_, t)| t.done.len() + usize::from(t.pending.is_some()))
             .sum()
     }
 
@@ -183,7 +201,8 @@ impl<T: Clone + Debug + Hash + Ord, S: Spec> History<T, S> {
         if self.malformed.is_some() {
             return None;
         }
-        let threads: Vec<(&T, &Thread<T, S>)> = self.threads.iter().collect();
+        let threads: Vec<(&T, &Thread<T, S>)> =
+            self.threads.iter().map(|(id, t)| (id, &**t)).collect();
         let mut search = Search {
             threads: &threads,
             pos: vec![0; threads.len()],
@@ -228,7 +247,7 @@ struct Search<'a, T: Ord, S: Spec> {
 impl<T: Clone + Ord, S: Spec> Search<'_, T, S> {
     /// Whether every operation that `after` says must come first is linearized.
     fn ready(&self, after: &After<T>) -> bool {
-        after.iter().all(|(peer, &last)| {
+        after.iter().all(|&(ref peer, last)| {
             self.threads
                 .binary_search_by(|(id, _)| (*id).cmp(peer))
                 .is_ok_and(|i| self.pos[i] > last)
