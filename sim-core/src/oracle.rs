@@ -259,6 +259,19 @@ impl Draws {
         self.taken
     }
 
+    /// How many draws were made, if the draws are fixed (see [`Draws::fix`]) and none is
+    /// pinned: then that count is all there is to them (what a search stores of a node).
+    pub(crate) fn fixed_taken(&self) -> Option<u64> {
+        (matches!(self.source, Source::Fixed) && self.pins.is_empty()).then_some(self.taken)
+    }
+
+    /// Becomes fixed draws with none pinned that have made `taken` draws, in place.
+    pub(crate) fn set_fixed(&mut self, taken: u64) {
+        self.source = Source::Fixed;
+        self.taken = taken;
+        self.pins.clear();
+    }
+
     /// Makes the `nth` draw (from 1) answer `value`.
     pub fn pin(&mut self, nth: u64, value: u64) {
         match self.pins.binary_search_by_key(&nth, |p| p.0) {

@@ -207,6 +207,45 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// A queue's pending events as a breadth-first search stores a state between levels: exactly
+/// the slots in use (free ones included, so every event keeps its slot), no spare capacity and
+/// no heap. [`EventQueue::unpack_from`] makes the queue again.
+#[derive(Debug)]
+pub struct PackedQueue<E> {
+    slots: Box<[Option<Entry<E>>]>,
+    free: Box<[u32]>,
+    next_seq: u64,
+    ordered: bool,
+}
+
+impl<E: Clone> EventQueue<E> {
+    /// This queue, packed (see [`PackedQueue`]).
+    pub fn pack(&self) -> PackedQueue<E> {
+        PackedQueue {
+            slots: self.slots.as_slice().into(),
+            free: self.free.as_slice().into(),
+            next_seq: self.next_seq,
+            ordered: self.ordered,
+        }
+    }
+
+    /// Becomes the queue `packed` was made from, in this queue's buffers.
+    pub fn unpack_from(&mut self, packed: &PackedQueue<E>) {
+        <[_]>::clone_into(&packed.slots, &mut self.slots);
+        <[_]>::clone_into(&packed.free, &mut self.free);
+        self.next_seq = packed.next_seq;
+        self.ordered = packed.ordered;
+        self.heap.clear();
+        if self.ordered {
+            let keys: Vec<Reverse<Key>> = self
+                .entries()
+                .map(|(slot, time, seq, _)| Reverse(Key { time, seq, slot }))
+                .collect();
+            self.heap.extend(keys);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

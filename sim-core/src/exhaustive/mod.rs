@@ -30,7 +30,7 @@ pub use timed::{TimedPath, timed};
 use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
-use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Sim};
+use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Packed, Sim};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -251,7 +251,28 @@ struct Frontier<A: Actor> {
     dups: u32,
 }
 
+/// A state waiting in a breadth-first level, packed (see [`Packed`]): a level holds hundreds
+/// of thousands of these, and a packed state is about half the size of its run.
+struct Stored<A: Actor> {
+    packed: Packed<A>,
+    fp: u64,
+    depth: u32,
+    losses: u32,
+    dups: u32,
+}
+
 impl<A: Actor> Frontier<A> {
+    /// This state, packed for a breadth-first level.
+    fn pack(&self) -> Stored<A> {
+        Stored {
+            packed: self.sim.pack(),
+            fp: self.fp,
+            depth: self.depth,
+            losses: self.losses,
+            dups: self.dups,
+        }
+    }
+
     /// A copy (the actors shared until one changes).
     fn copy(&self) -> Frontier<A> {
         Frontier {
@@ -374,6 +395,23 @@ impl<A: Actor> Scratch<A> {
         }
     }
 
+    /// The state `stored` unpacked, in a spare run (or else a copy of `template`, a run of the
+    /// same search).
+    fn unpack(&mut self, stored: &Stored<A>, template: &Sim<A>) -> Frontier<A> {
+        let mut sim = self
+            .spares
+            .pop()
+            .unwrap_or_else(|| Box::new(template.clone()));
+        sim.unpack_from(&stored.packed);
+        Frontier {
+            sim,
+            fp: stored.fp,
+            depth: stored.depth,
+            losses: stored.losses,
+            dups: stored.dups,
+        }
+    }
+
     /// A copy of `sim`, in a spare run's buffers when there is one.
     fn copy(&mut self, sim: &Sim<A>) -> Box<Sim<A>> {
         match self.spares.pop() {
@@ -391,7 +429,12 @@ struct Expansion<A: Actor> {
     /// The states to expand next: the new ones (first reached by this thread), and under a
     /// depth bound those reached closer to the start than before.
     next: Vec<Frontier<A>>,
-    /// How many of `next` are new.
+    /// The states to expand next, packed, when the search keeps its frontier so (breadth
+    /// first); then `next` stays empty.
+    stored: Vec<Stored<A>>,
+    /// Whether states to expand next are packed into `stored`.
+    pack: bool,
+    /// How many of `next` (or `stored`) are new.
     new_states: u64,
     /// Whether some state stopped at a run limit (the in-flight bound) and was not expanded.
     limited: bool,
@@ -408,6 +451,8 @@ impl<A: Actor> Expansion<A> {
     fn new(sometimes: usize) -> Self {
         Expansion {
             next: Vec::new(),
+            stored: Vec::new(),
+            pack: false,
             new_states: 0,
             limited: false,
             transitions: 0,
@@ -415,6 +460,23 @@ impl<A: Actor> Expansion<A> {
             violation: None,
             reached: vec![None; sometimes],
         }
+    }
+
+    /// Keeps `child` to be expanded next: packed (its run going back to the spares), or as it
+    /// is.
+    fn keep(&mut self, child: Frontier<A>, scratch: &mut Scratch<A>) {
+        if self.pack {
+            self.stored.push(child.pack());
+            scratch.recycle(child);
+        } else {
+            self.next.push(child);
+        }
+    }
+
+    /// The deepest state kept to expand next.
+    fn deepest(&self) -> Option<u32> {
+        let next = self.next.iter().map(|s| s.depth);
+        next.chain(self.stored.iter().map(|s| s.depth)).max()
     }
 }
 
@@ -613,7 +675,7 @@ impl<A: Actor> Search<'_, A> {
                     continue;
                 }
                 Reach::Closer if options.max_depth.is_some() => {
-                    out.next.push(child);
+                    out.keep(child, scratch);
                     continue;
                 }
                 Reach::Closer => {
@@ -632,7 +694,7 @@ impl<A: Actor> Search<'_, A> {
                         least(out.reached[i].map(|f| (f, ())), Some((fp, ()))).map(|(f, ())| f);
                 }
             }
-            out.next.push(child);
+            out.keep(child, scratch);
         }
         if !any && state.sim.violations().is_empty() {
             out.terminal += 1;
@@ -654,7 +716,7 @@ impl<A: Actor> Search<'_, A> {
         self.stats.terminal += e.terminal;
         self.stats.unique_states += e.new_states;
         self.stats.hit_run_limit |= e.limited;
-        if let Some(max) = e.next.iter().map(|s| s.depth).max() {
+        if let Some(max) = e.deepest() {
             self.stats.max_depth = self.stats.max_depth.max(max);
         }
         if self.violation.is_none() {
@@ -672,10 +734,14 @@ impl<A: Actor> Search<'_, A> {
     /// first reached from it, whatever the order, so the counts are the same at any thread
     /// count. Where a choice among the level's states is made (the violation reported, each
     /// `sometimes` example, a state's way there), the smallest fingerprint wins, so the paths
-    /// are the same too. Limits are looked at between levels.
+    /// are the same too. Limits are looked at between levels. A level's states wait packed
+    /// (see [`Packed`]), and each is unpacked into a spare run when it is expanded.
     fn bfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
         let jobs = self.options.jobs.max(1);
-        let mut level = vec![first];
+        let mut level = vec![first.pack()];
+        // Runs are not shared between threads: each share gets its own copy of the start to
+        // unpack states into when it has no spare run.
+        let template = first.sim;
         while !level.is_empty() && !self.stop() {
             if let Some(bound) = self.options.max_depth
                 && level[0].depth >= bound
@@ -684,32 +750,37 @@ impl<A: Actor> Search<'_, A> {
                 break;
             }
             if level.iter().any(|s| {
-                s.sim
+                s.packed
                     .stopped()
                     .is_some_and(|r| r != crate::StopReason::Violation)
             }) {
                 self.stats.hit_run_limit = true;
             }
-            level.retain(|s| s.sim.stopped().is_none());
+            level.retain(|s| s.packed.stopped().is_none());
             // Contiguous shares: siblings (which share most of their actors) stay on one
             // thread, so threads seldom touch the same reference counts.
             let per_share = level.len().div_ceil(jobs).max(1);
-            let mut shares: Vec<Vec<Frontier<A>>> = (0..jobs).map(|_| Vec::new()).collect();
+            let mut shares: Vec<Vec<Stored<A>>> = (0..jobs).map(|_| Vec::new()).collect();
             for (i, state) in level.into_iter().enumerate() {
                 shares[(i / per_share).min(jobs - 1)].push(state);
             }
             let (options, sometimes, visited) = (self.options, self.sometimes, &self.visited);
             // One share of the level, expanded: on this thread, or on one of `jobs`.
-            let expand_share = move |share: Vec<Frontier<A>>| {
+            let expand_share = move |(share, template): (Vec<Stored<A>>, Box<Sim<A>>)| {
                 let mut out = Expansion::new(sometimes.len());
+                out.pack = true;
                 let mut work = Work::default();
-                for state in share {
+                for stored in share {
+                    let state = work.scratch.unpack(&stored, &template);
+                    drop(stored);
                     Self::expand(options, sometimes, visited, &state, &mut work, &mut out);
+                    work.scratch.recycle(state);
                 }
                 out
             };
+            let shares = shares.into_iter().map(|share| (share, template.clone()));
             let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
-                shares.into_iter().map(expand_share).collect()
+                shares.map(expand_share).collect()
             } else {
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = shares
@@ -725,8 +796,8 @@ impl<A: Actor> Search<'_, A> {
             // The level's findings, least fingerprint first, whatever thread found them.
             let mut merged = self.empty_expansion();
             merged
-                .next
-                .reserve_exact(expansions.iter().map(|e| e.next.len()).sum());
+                .stored
+                .reserve_exact(expansions.iter().map(|e| e.stored.len()).sum());
             for e in &mut expansions {
                 merged.transitions += e.transitions;
                 merged.terminal += e.terminal;
@@ -736,14 +807,14 @@ impl<A: Actor> Search<'_, A> {
                 for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
                     *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
                 }
-                merged.next.append(&mut e.next);
+                merged.stored.append(&mut e.stored);
             }
             self.absorb(&mut merged);
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
             }
             progress(&self.stats);
-            level = merged.next;
+            level = merged.stored;
         }
     }
 

@@ -11,8 +11,10 @@
 
 mod actions;
 mod copy;
+mod pack;
 mod untimed;
 
+pub use pack::Packed;
 pub use untimed::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Taken};
 
 use crate::action::{Action, NodeAction};
