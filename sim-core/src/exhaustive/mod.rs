@@ -23,6 +23,7 @@ mod fingerprints;
 mod parallel;
 mod pct;
 mod timed;
+mod visited;
 
 pub use pct::{PctOptions, PctWalk, pct_bound, pct_walk};
 pub use timed::{TimedPath, timed};
@@ -31,6 +32,7 @@ use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
 use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Packed, Sim};
+use visited::{Reach, Seen, Visited};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -160,85 +162,6 @@ pub struct Report {
     pub violation: Option<Found>,
     /// Each `sometimes` property, in the order given.
     pub sometimes: Vec<Reached>,
-}
-
-/// What the search remembers of a visited state: how it was reached.
-#[derive(Clone, Copy)]
-struct Seen {
-    parent: u64,
-    mv: Move,
-    /// Moves from the start (breadth first: the state's level).
-    depth: u32,
-}
-
-/// How many locks the visited set is split under.
-const SHARDS: usize = 64;
-
-/// The visited states by fingerprint, and how each was reached, in shards that threads lock
-/// one at a time. Fingerprints are already hashes, so the tables use them as they are; they
-/// are only ever looked up, never iterated, so their layout cannot reach any output.
-/// 32 bytes a state.
-struct Visited {
-    shards: Vec<std::sync::Mutex<hashbrown::HashTable<(u64, Seen)>>>,
-}
-
-impl Default for Visited {
-    fn default() -> Self {
-        Visited {
-            shards: (0..SHARDS).map(|_| Default::default()).collect(),
-        }
-    }
-}
-
-impl Visited {
-    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, hashbrown::HashTable<(u64, Seen)>> {
-        self.shards[(fp >> 58) as usize % SHARDS]
-            .lock()
-            .expect("a thread panicked holding the visited set")
-    }
-
-    fn get(&self, fp: u64) -> Option<Seen> {
-        self.shard(fp).find(fp, |e| e.0 == fp).map(|e| e.1)
-    }
-
-    /// Records that `fp` is reached as `seen`. A state reached again at its own depth takes
-    /// the smaller of the two (parent, move) as its way there, so the path to it does not
-    /// depend on which thread came first; reached again closer to the start (depth first
-    /// does that), it takes the shorter way.
-    fn reach(&self, fp: u64, seen: Seen) -> Reach {
-        let mut shard = self.shard(fp);
-        match shard.find_mut(fp, |e| e.0 == fp) {
-            Some(entry) => {
-                let old = &mut entry.1;
-                if seen.depth < old.depth {
-                    *old = seen;
-                    Reach::Closer
-                } else {
-                    if old.depth == seen.depth
-                        && (seen.parent, seen.mv.rank()) < (old.parent, old.mv.rank())
-                    {
-                        *old = seen;
-                    }
-                    Reach::Seen
-                }
-            }
-            None => {
-                shard.insert_unique(fp, (fp, seen), |e| e.0);
-                Reach::New
-            }
-        }
-    }
-}
-
-/// What reaching a state found.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reach {
-    /// Never visited before.
-    New,
-    /// Visited, but farther from the start: worth expanding again under a depth bound.
-    Closer,
-    /// Visited at this distance or closer.
-    Seen,
 }
 
 /// A state waiting to be expanded. The simulation is boxed: a breadth-first level holds a

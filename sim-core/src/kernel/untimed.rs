@@ -55,6 +55,7 @@ type Scratch = (Vec<Listed>, Vec<(u64, u32)>);
 
 /// What sort of thing a [`Move`] makes happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum MoveKind {
     /// Deliver a message in flight.
     Deliver,
@@ -67,6 +68,17 @@ pub enum MoveKind {
     Fire,
     /// Take the timeline's next step.
     Act,
+}
+
+impl MoveKind {
+    /// Every kind, by its number (`kind as u8`).
+    pub(crate) const ALL: [MoveKind; 5] = [
+        MoveKind::Deliver,
+        MoveKind::Duplicate,
+        MoveKind::Lose,
+        MoveKind::Fire,
+        MoveKind::Act,
+    ];
 }
 
 /// One thing that may happen next in an untimed run. A move names its event by content (the
@@ -83,6 +95,16 @@ pub struct Move {
 }
 
 impl Move {
+    /// Its kind, content key and queue slot: what a search stores of a move.
+    pub(crate) fn parts(self) -> (MoveKind, u64, u32) {
+        (self.kind, self.key, self.slot)
+    }
+
+    /// The move of these parts (see [`Move::parts`]).
+    pub(crate) fn from_parts(kind: MoveKind, key: u64, slot: u32) -> Move {
+        Move { kind, key, slot }
+    }
+
     /// A stand-in for "no move" (the start of a search's paths).
     pub const ROOT: Move = Move {
         kind: MoveKind::Act,
