@@ -78,7 +78,7 @@ impl FaultRule {
     }
 }
 
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 struct InstalledRule {
     rule: FaultRule,
     /// Matching messages sent so far.
@@ -131,7 +131,7 @@ pub enum Route {
 }
 
 /// Links, partitions and fault rules between `node_count` nodes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     default_link: LinkConfig,
     /// Per directed link overrides, in a sorted list (few entries; looked up linearly).

@@ -68,7 +68,7 @@ struct Scripted {
 
 /// The random stream is boxed: one pointer chase per message, against a stream's few hundred
 /// bytes in every copy of a run an exhaustive search keeps.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 enum Answers {
     Random(Box<SimRng>),
     Scripted {
@@ -79,7 +79,7 @@ enum Answers {
 }
 
 /// Where the network's choices come from (see the module documentation).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Oracle {
     answers: Answers,
     /// The choices made that differ from the healthy default, when recording.

@@ -765,8 +765,11 @@ fn a_packed_state_unpacks_to_the_same_state() {
             break;
         }
         let packed = state.pack();
-        for mut spare in [start.clone(), previous.clone()] {
-            spare.unpack_from(&packed);
+        // Packed again sharing the first one's network (the same network: one allocation).
+        let sharing = state.pack_sharing(Some(packed.network()));
+        assert!(std::sync::Arc::ptr_eq(sharing.network(), packed.network()));
+        for (mut spare, packed) in [(start.clone(), &packed), (previous.clone(), &sharing)] {
+            spare.unpack_from(packed);
             assert_eq!(format!("{spare:?}"), format!("{state:?}"), "step {step}");
             assert_eq!(hash(&spare), hash(&state), "step {step}");
             spare.moves(false, true, &mut other_moves);

@@ -185,10 +185,11 @@ struct Stored<A: Actor> {
 }
 
 impl<A: Actor> Frontier<A> {
-    /// This state, packed for a breadth-first level.
-    fn pack(&self) -> Stored<A> {
+    /// This state, packed for a breadth-first level, its network shared with `network` if
+    /// it is the same.
+    fn pack(&self, network: Option<&std::sync::Arc<crate::net::Network>>) -> Stored<A> {
         Stored {
-            packed: self.sim.pack(),
+            packed: self.sim.pack_sharing(network),
             fp: self.fp,
             depth: self.depth,
             losses: self.losses,
@@ -273,6 +274,8 @@ pub(crate) struct Scratch<A: Actor> {
     move_lists: Vec<Vec<Move>>,
     /// The effect buffer lent to each child's step.
     effects: EffectBuffer<A>,
+    /// The network of the state last unpacked, for its children's packed states to share.
+    network: Option<std::sync::Arc<crate::net::Network>>,
 }
 
 impl<A: Actor> Default for Scratch<A> {
@@ -282,6 +285,7 @@ impl<A: Actor> Default for Scratch<A> {
             spares: Vec::new(),
             move_lists: Vec::new(),
             effects: EffectBuffer::default(),
+            network: None,
         }
     }
 }
@@ -326,6 +330,7 @@ impl<A: Actor> Scratch<A> {
             .pop()
             .unwrap_or_else(|| Box::new(template.clone()));
         sim.unpack_from(&stored.packed);
+        self.network = Some(std::sync::Arc::clone(stored.packed.network()));
         Frontier {
             sim,
             fp: stored.fp,
@@ -389,7 +394,7 @@ impl<A: Actor> Expansion<A> {
     /// is.
     fn keep(&mut self, child: Frontier<A>, scratch: &mut Scratch<A>) {
         if self.pack {
-            self.stored.push(child.pack());
+            self.stored.push(child.pack(scratch.network.as_ref()));
             scratch.recycle(child);
         } else {
             self.next.push(child);
@@ -661,7 +666,7 @@ impl<A: Actor> Search<'_, A> {
     /// (see [`Packed`]), and each is unpacked into a spare run when it is expanded.
     fn bfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
         let jobs = self.options.jobs.max(1);
-        let mut level = vec![first.pack()];
+        let mut level = vec![first.pack(None)];
         // Runs are not shared between threads: each share gets its own copy of the start to
         // unpack states into when it has no spare run.
         let template = first.sim;

@@ -5,8 +5,9 @@
 //! room to grow (a node's draws stream, spare queue slots). [`Packed`] keeps only what differs
 //! from state to state, at its exact size: per node its actor and facts (shared, as in the
 //! run), its hash, status and timers, and its draws as a count when they are fixed; the
-//! queue's slots; the network, the invariants' memory and the counters. A search unpacks a
-//! state into a spare run of the same search ([`Sim::unpack_from`]) when it expands it.
+//! queue's slots; the network (shared with the state it was reached from when the move left it
+//! alone, as it nearly always does), the invariants' memory and the counters. A search unpacks
+//! a state into a spare run of the same search ([`Sim::unpack_from`]) when it expands it.
 
 use super::{NetStats, Node, NodeFacts, Pending, PendingTimer, Sim, Status, StopReason};
 use crate::actor::Actor;
@@ -57,7 +58,7 @@ impl PackedDraws {
 /// Everything else that differs between states of one search.
 struct Rest<A: Actor> {
     queue: PackedQueue<Pending<A>>,
-    network: Network,
+    network: Arc<Network>,
     checker: Checker<A>,
     now: Instant,
     steps: u64,
@@ -79,11 +80,22 @@ impl<A: Actor> Packed<A> {
     pub fn violations(&self) -> &[Violation] {
         self.rest.checker.violations()
     }
+
+    /// Its network, for the states reached from it to share (see [`Sim::pack_sharing`]).
+    pub fn network(&self) -> &Arc<Network> {
+        &self.rest.network
+    }
 }
 
 impl<A: Actor> Sim<A> {
     /// This run's state, packed (see [`Packed`]).
     pub fn pack(&self) -> Packed<A> {
+        self.pack_sharing(None)
+    }
+
+    /// This run's state, packed, its network shared with `network` if they are the same (the
+    /// network of the state it was reached from: most moves leave the network alone).
+    pub fn pack_sharing(&self, network: Option<&Arc<Network>>) -> Packed<A> {
         let nodes = self
             .nodes
             .iter()
@@ -104,7 +116,10 @@ impl<A: Actor> Sim<A> {
             nodes,
             rest: Box::new(Rest {
                 queue: self.queue.pack(),
-                network: self.network.clone(),
+                network: match network {
+                    Some(shared) if **shared == self.network => Arc::clone(shared),
+                    _ => Arc::new(self.network.clone()),
+                },
                 checker: self.checker.clone(),
                 now: self.now,
                 steps: self.steps,
@@ -153,7 +168,7 @@ impl<A: Actor> Sim<A> {
         }
         let rest = &*packed.rest;
         self.queue.unpack_from(&rest.queue);
-        self.network.clone_from(&rest.network);
+        self.network.clone_from(&*rest.network);
         self.checker.clone_from(&rest.checker);
         self.now = rest.now;
         self.steps = rest.steps;
