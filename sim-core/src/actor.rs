@@ -83,6 +83,16 @@ pub trait Actor: Clone + Debug + Hash + Send + Sync + 'static {
         None
     }
 
+    /// Whether `other` is this very state, field for field (`self == other` for an actor that
+    /// is `PartialEq`). A breadth-first search that meets one node state on many paths keeps a
+    /// single copy of it when this says so (`kernel::ActorCache`); a stable hash alone cannot
+    /// say it, since a hash may leave out what does not change a state's future (Raft's RPC
+    /// numbers) while a copy must keep it. `false` by default: every copy is kept.
+    fn same_state(&self, other: &Self) -> bool {
+        let _ = other;
+        false
+    }
+
     /// Called when the node starts, and again when it restarts after a crash. Does nothing by
     /// default.
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {

@@ -766,7 +766,7 @@ fn a_packed_state_unpacks_to_the_same_state() {
         }
         let packed = state.pack();
         // Packed again sharing the first one's network (the same network: one allocation).
-        let sharing = state.pack_sharing(Some(packed.network()));
+        let sharing = state.pack_sharing(Some(packed.network()), None);
         assert!(std::sync::Arc::ptr_eq(sharing.network(), packed.network()));
         for (mut spare, packed) in [(start.clone(), &packed), (previous.clone(), &sharing)] {
             spare.unpack_from(packed);

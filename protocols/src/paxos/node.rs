@@ -594,6 +594,10 @@ impl Actor for PaxosNode {
     type Note = PaxosNote;
     type Command = PaxosCommand;
 
+    fn same_state(&self, other: &Self) -> bool {
+        self == other
+    }
+
     fn on_start(&mut self, _ctx: &mut Context<'_, Self>) {}
 
     fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: PaxosMsg) {

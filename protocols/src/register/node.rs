@@ -51,7 +51,7 @@ pub enum RegisterNote {
 }
 
 /// A Paxos server's state (stateright's `PaxosState`).
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 pub struct Server {
     setup: Shared<Setup>,
     /// The highest ballot seen (promised, or led).
@@ -69,7 +69,7 @@ pub struct Server {
 }
 
 /// A client's state (stateright's `RegisterActorState::Client`).
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 pub struct Client {
     setup: Shared<Setup>,
     /// The request it waits an answer to.
@@ -79,7 +79,7 @@ pub struct Client {
 }
 
 /// A node of the register model.
-#[derive(Clone, Debug, Hash)]
+#[derive(Clone, Debug, Hash, PartialEq)]
 pub enum RegisterNode {
     /// A Paxos server.
     Server(Server),
@@ -282,6 +282,10 @@ impl Actor for RegisterNode {
     type Timer = ();
     type Note = RegisterNote;
     type Command = ();
+
+    fn same_state(&self, other: &Self) -> bool {
+        self == other
+    }
 
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
         if let RegisterNode::Client(c) = self {

@@ -31,7 +31,7 @@ pub use timed::{TimedPath, timed};
 use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
-use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Packed, Sim};
+use crate::kernel::{ActorCache, EffectBuffer, IgnoredAnswers, Move, MoveKind, Packed, Sim};
 use visited::{Reach, Seen, Visited};
 
 /// Which way the state graph is walked.
@@ -187,9 +187,13 @@ struct Stored<A: Actor> {
 impl<A: Actor> Frontier<A> {
     /// This state, packed for a breadth-first level, its network shared with `network` if
     /// it is the same.
-    fn pack(&self, network: Option<&std::sync::Arc<crate::net::Network>>) -> Stored<A> {
+    fn pack(
+        &self,
+        network: Option<&std::sync::Arc<crate::net::Network>>,
+        actors: Option<&mut ActorCache<A>>,
+    ) -> Stored<A> {
         Stored {
-            packed: self.sim.pack_sharing(network),
+            packed: self.sim.pack_sharing(network, actors),
             fp: self.fp,
             depth: self.depth,
             losses: self.losses,
@@ -276,6 +280,8 @@ pub(crate) struct Scratch<A: Actor> {
     effects: EffectBuffer<A>,
     /// The network of the state last unpacked, for its children's packed states to share.
     network: Option<std::sync::Arc<crate::net::Network>>,
+    /// The actors this thread packed lately, for other states' equal actors to share.
+    actors: ActorCache<A>,
 }
 
 impl<A: Actor> Default for Scratch<A> {
@@ -286,6 +292,7 @@ impl<A: Actor> Default for Scratch<A> {
             move_lists: Vec::new(),
             effects: EffectBuffer::default(),
             network: None,
+            actors: ActorCache::default(),
         }
     }
 }
@@ -394,7 +401,8 @@ impl<A: Actor> Expansion<A> {
     /// is.
     fn keep(&mut self, child: Frontier<A>, scratch: &mut Scratch<A>) {
         if self.pack {
-            self.stored.push(child.pack(scratch.network.as_ref()));
+            let packed = child.pack(scratch.network.as_ref(), Some(&mut scratch.actors));
+            self.stored.push(packed);
             scratch.recycle(child);
         } else {
             self.next.push(child);
@@ -666,7 +674,7 @@ impl<A: Actor> Search<'_, A> {
     /// (see [`Packed`]), and each is unpacked into a spare run when it is expanded.
     fn bfs(&mut self, first: Frontier<A>, progress: &mut dyn FnMut(&Stats)) {
         let jobs = self.options.jobs.max(1);
-        let mut level = vec![first.pack(None)];
+        let mut level = vec![first.pack(None, None)];
         // Runs are not shared between threads: each share gets its own copy of the start to
         // unpack states into when it has no spare run.
         let template = first.sim;

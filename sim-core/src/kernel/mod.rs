@@ -14,7 +14,7 @@ mod copy;
 mod pack;
 mod untimed;
 
-pub use pack::Packed;
+pub use pack::{ActorCache, Packed};
 pub use untimed::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Taken};
 
 use crate::action::{Action, NodeAction};

@@ -8,6 +8,13 @@
 //! queue's slots; the network (shared with the state it was reached from when the move left it
 //! alone, as it nearly always does), the invariants' memory and the counters. A search unpacks
 //! a state into a spare run of the same search ([`Sim::unpack_from`]) when it expands it.
+//!
+//! Actors are shared between a state and the states reached from it until one changes them,
+//! but two paths to the same node state make two copies of it, and a level holds many such
+//! paths. An [`ActorCache`] remembers the actors packed lately by their hash, and a state's
+//! actor equal to one of them (same hash, and the same state by [`Actor::same_state`], which
+//! a protocol implements where its actors can say so) is packed as that one: the level then
+//! holds each node state about once.
 
 use super::{NetStats, Node, NodeFacts, Pending, PendingTimer, Sim, Status, StopReason};
 use crate::actor::Actor;
@@ -90,17 +97,25 @@ impl<A: Actor> Packed<A> {
 impl<A: Actor> Sim<A> {
     /// This run's state, packed (see [`Packed`]).
     pub fn pack(&self) -> Packed<A> {
-        self.pack_sharing(None)
+        self.pack_sharing(None, None)
     }
 
     /// This run's state, packed, its network shared with `network` if they are the same (the
-    /// network of the state it was reached from: most moves leave the network alone).
-    pub fn pack_sharing(&self, network: Option<&Arc<Network>>) -> Packed<A> {
+    /// network of the state it was reached from: most moves leave the network alone), and
+    /// each actor that `actors` has seen packed as the one it has.
+    pub fn pack_sharing(
+        &self,
+        network: Option<&Arc<Network>>,
+        mut actors: Option<&mut ActorCache<A>>,
+    ) -> Packed<A> {
         let nodes = self
             .nodes
             .iter()
             .map(|n| PackedNode {
-                actor: Arc::clone(&n.actor),
+                actor: match actors.as_deref_mut() {
+                    Some(cache) if !n.dirty => cache.share(n.hash, &n.actor),
+                    _ => Arc::clone(&n.actor),
+                },
                 facts: Arc::clone(&n.facts),
                 draws: match n.draws.fixed_taken() {
                     Some(taken) => PackedDraws::Fixed(taken),
@@ -178,5 +193,114 @@ impl<A: Actor> Sim<A> {
         self.in_flight = rest.in_flight;
         self.stats = rest.stats;
         self.stopped = rest.stopped;
+    }
+}
+
+/// Actors packed lately, by their stable hash (see the module's docs): a direct-mapped table,
+/// so looking one up costs one slot and the actors it keeps alive are bounded.
+pub struct ActorCache<A: Actor> {
+    slots: Vec<Option<(u64, Arc<A>)>>,
+}
+
+impl<A: Actor> Default for ActorCache<A> {
+    /// An empty cache; its table is made at the first actor it is asked about.
+    fn default() -> Self {
+        ActorCache { slots: Vec::new() }
+    }
+}
+
+impl<A: Actor> ActorCache<A> {
+    /// log2 of the actors kept (16,384).
+    const BITS: u32 = 14;
+
+    /// The actor to pack for `actor`, whose stable hash is `hash`: one kept that is the same
+    /// state, or else `actor` itself, kept from now on.
+    fn share(&mut self, hash: u64, actor: &Arc<A>) -> Arc<A> {
+        if self.slots.is_empty() {
+            self.slots = vec![None; 1 << Self::BITS];
+        }
+        let index = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::BITS)) as usize;
+        match &self.slots[index] {
+            Some((h, kept)) if *h == hash && kept.same_state(actor) => Arc::clone(kept),
+            _ => {
+                self.slots[index] = Some((hash, Arc::clone(actor)));
+                Arc::clone(actor)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actor::Context;
+    use crate::kernel::{MoveKind, SimConfig};
+    use crate::{Message, NodeId};
+
+    #[derive(Clone, Debug, Hash, serde::Serialize, serde::Deserialize)]
+    struct Ping;
+    impl Message for Ping {
+        const KINDS: &'static [&'static str] = &["Ping"];
+        fn kind(&self) -> &'static str {
+            "Ping"
+        }
+    }
+
+    /// Node 0 pings nodes 1 and 2 once; a node counts the pings it got.
+    #[derive(Clone, Debug, Hash)]
+    struct Counter(u32);
+    impl Actor for Counter {
+        type Msg = Ping;
+        type Timer = ();
+        type Note = ();
+        type Command = ();
+        fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+            if ctx.id() == NodeId(0) {
+                ctx.send(NodeId(1), Ping);
+                ctx.send(NodeId(2), Ping);
+            }
+        }
+        fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, _: Ping) {
+            self.0 += 1;
+        }
+        fn on_timer(&mut self, _: &mut Context<'_, Self>, _: ()) {}
+        fn same_state(&self, other: &Self) -> bool {
+            self.0 == other.0
+        }
+    }
+
+    /// The two orders of the two deliveries reach one state through separate copies of the
+    /// receivers' actors; packed with one cache, the second state holds the first's.
+    #[test]
+    fn equal_actors_packed_with_one_cache_are_one() {
+        let mut start = Sim::new(SimConfig::seeded(0));
+        for name in ["a", "b", "c"] {
+            start.add_node(name, Counter(0));
+        }
+        start.go_untimed();
+        let mut moves = Vec::new();
+        start.moves(false, false, &mut moves);
+        assert_eq!(moves.len(), 2);
+        assert!(moves.iter().all(|m| m.kind == MoveKind::Deliver));
+        let (mut one, mut other) = (start.clone(), start.clone());
+        for (sim, order) in [(&mut one, [0, 1]), (&mut other, [1, 0])] {
+            for i in order {
+                sim.take(moves[i]);
+            }
+        }
+        let mut h = crate::hash::BufferHasher::default();
+        assert_eq!(one.untimed_hash(&mut h), other.untimed_hash(&mut h));
+        assert!(!Arc::ptr_eq(&one.nodes[1].actor, &other.nodes[1].actor));
+        let mut cache = ActorCache::default();
+        let (a, b) = (
+            one.pack_sharing(None, Some(&mut cache)),
+            other.pack_sharing(None, Some(&mut cache)),
+        );
+        for (x, y) in a.nodes.iter().zip(b.nodes.iter()) {
+            assert!(Arc::ptr_eq(&x.actor, &y.actor));
+        }
+        let mut unpacked = start.clone();
+        unpacked.unpack_from(&b);
+        assert_eq!(format!("{unpacked:?}"), format!("{other:?}"));
     }
 }
