@@ -5,8 +5,9 @@
 //! shard (linear probing, 0 for an empty slot), filled to 90 % before it grows by a quarter.
 //! The fingerprint's top 8 bits pick the shard, so a slot keeps only the other 56, in 7 bytes:
 //! the whole 64-bit fingerprint is still told apart, in 7/8 of the memory. 256 shards grow one
-//! at a time, so growing never holds two copies of the whole set. Never iterated: its layout
-//! reaches no output.
+//! at a time, so growing never holds two copies of the whole set, and tables are made of pages
+//! of one size, so that what one shard's growth frees the next one's reuses. Never iterated:
+//! its layout reaches no output.
 
 /// How many shards (the fingerprint's top 8 bits pick one).
 const SHARDS: usize = 256;
@@ -67,16 +68,23 @@ const LOW_56: u64 = (1 << 56) - 1;
 /// Bytes a slot takes.
 const SLOT: usize = 7;
 
-/// One shard's table: `size` slots of 7 bytes each, a fingerprint's low 56 bits little-endian.
+/// Slots a page holds: a table is made of pages of 1,792 bytes, so that every table of every
+/// shard is made of blocks of one size. A table that grows frees blocks exactly like those the
+/// next table to grow (on this thread or another) asks for, and the allocator hands them out
+/// again at once; tables of a few sizes each would leave freed blocks no later table fits.
+const PAGE_SLOTS: usize = 256;
+
+/// One shard's table: `size` slots of 7 bytes each (a fingerprint's low 56 bits,
+/// little-endian), in pages.
 #[derive(Default)]
 struct Table {
-    bytes: Vec<u8>,
+    pages: Vec<Box<[u8]>>,
     len: usize,
 }
 
 impl Table {
     fn size(&self) -> usize {
-        self.bytes.len() / SLOT
+        self.pages.len() * PAGE_SLOTS
     }
 
     /// Adds `fp` (its low 56 bits, not 0); whether it was not there already.
@@ -84,21 +92,28 @@ impl Table {
         if (self.len + 1) * 100 > self.size() * 90 {
             self.grow();
         }
-        let inserted = place(&mut self.bytes, fp);
+        let inserted = place(&mut self.pages, fp);
         self.len += usize::from(inserted);
         inserted
     }
 
     fn grow(&mut self) {
-        let size = (self.size() + self.size() / 4).max(64);
-        let mut bytes = vec![0u8; size * SLOT];
-        for slot in self.bytes.chunks_exact(SLOT) {
-            let fp = read(slot);
-            if fp != 0 {
-                place(&mut bytes, fp);
+        let size = (self.size() + self.size() / 4).max(1);
+        let pages = size.div_ceil(PAGE_SLOTS);
+        let old = std::mem::replace(
+            &mut self.pages,
+            (0..pages)
+                .map(|_| vec![0u8; PAGE_SLOTS * SLOT].into_boxed_slice())
+                .collect(),
+        );
+        for page in &old {
+            for slot in page.chunks_exact(SLOT) {
+                let fp = read(slot);
+                if fp != 0 {
+                    place(&mut self.pages, fp);
+                }
             }
         }
-        self.bytes = bytes;
     }
 }
 
@@ -109,14 +124,15 @@ fn read(slot: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// Puts `fp` (low 56 bits, not 0) in the table `bytes` (which has room); whether it was not
-/// there already.
-fn place(bytes: &mut [u8], fp: u64) -> bool {
-    let n = bytes.len() / SLOT;
+/// Puts `fp` (low 56 bits, not 0) in the table of `pages` (which has room); whether it was
+/// not there already.
+fn place(pages: &mut [Box<[u8]>], fp: u64) -> bool {
+    let n = pages.len() * PAGE_SLOTS;
     // The fingerprint's bits scaled to the table (no power-of-two size needed).
     let mut i = (((fp << 8) as u128 * n as u128) >> 64) as usize;
     loop {
-        let slot = &mut bytes[i * SLOT..(i + 1) * SLOT];
+        let at = (i % PAGE_SLOTS) * SLOT;
+        let slot = &mut pages[i / PAGE_SLOTS][at..at + SLOT];
         match read(slot) {
             0 => {
                 slot.copy_from_slice(&fp.to_le_bytes()[..SLOT]);
