@@ -718,15 +718,22 @@ impl<A: Actor> Search<'_, A> {
             let mut expansions: Vec<Expansion<A>> = if jobs == 1 {
                 shares.map(expand_share).collect()
             } else {
+                // The first share on this thread, whose allocator heap lives from level to
+                // level (a spawned thread's is handed back when the thread ends), the rest on
+                // threads of their own.
+                let mut shares = shares;
+                let first = shares.next().expect("at least one share");
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = shares
-                        .into_iter()
                         .map(|share| scope.spawn(move || expand_share(share)))
                         .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().expect("an exploring thread panicked"))
-                        .collect()
+                    let mut done = vec![expand_share(first)];
+                    done.extend(
+                        handles
+                            .into_iter()
+                            .map(|h| h.join().expect("an exploring thread panicked")),
+                    );
+                    done
                 })
             };
             // The level's findings, least fingerprint first, whatever thread found them.
