@@ -83,8 +83,8 @@ pub trait Actor: Clone + Debug + Hash + Send + Sync + 'static {
         None
     }
 
-    /// Whether `other` is this very state, field for field (`self == other` for an actor that
-    /// is `PartialEq`). A breadth-first search that meets one node state on many paths keeps a
+    /// Whether `other` is this very state: equal in every field that can differ between states
+    /// of one search (`self == other` for an actor that is `PartialEq`). A breadth-first search that meets one node state on many paths keeps a
     /// single copy of it when this says so (`kernel::ActorCache`); a stable hash alone cannot
     /// say it, since a hash may leave out what does not change a state's future (Raft's RPC
     /// numbers) while a copy must keep it. `false` by default: every copy is kept.

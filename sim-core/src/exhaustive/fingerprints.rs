@@ -1,4 +1,5 @@
-//! The visited set of a depth-first search: 8-byte fingerprints and nothing else.
+//! The visited set of a depth-first search: 64-bit fingerprints, 7 bytes each, and nothing
+//! else.
 //!
 //! Depth-first search without a depth bound needs no way back to the start (its stack is the
 //! path), so it keeps only the fingerprints, as stateright's does: an open-addressing table per

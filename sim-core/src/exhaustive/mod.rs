@@ -164,8 +164,8 @@ pub struct Report {
     pub sometimes: Vec<Reached>,
 }
 
-/// A state waiting to be expanded. The simulation is boxed: a breadth-first level holds a
-/// few hundred thousand of these, and moving them between vectors then moves 40 bytes each.
+/// A state being expanded, or waiting on a depth-first stack. The simulation is boxed, so
+/// moving one between vectors moves 40 bytes (a breadth-first level keeps [`Stored`] states).
 struct Frontier<A: Actor> {
     sim: Box<Sim<A>>,
     fp: u64,
@@ -577,7 +577,7 @@ impl<A: Actor> Search<'_, A> {
     }
 
     /// Expands `state`: each successor inside the boundary is counted, and the new ones are
-    /// pushed to `out.next` and judged.
+    /// judged and kept to expand next ([`Expansion::keep`]).
     fn expand(
         options: &Options<A>,
         sometimes: &[Sometimes<A>],

@@ -32,8 +32,10 @@ pub(super) enum Reach {
     Seen,
 }
 
-/// How many locks the visited set is split under.
-const SHARDS: usize = 64;
+/// How many locks the visited set is split under: the fingerprint's top `SHARD_BITS` bits
+/// pick one.
+const SHARDS: usize = 1 << SHARD_BITS;
+const SHARD_BITS: u32 = 6;
 
 /// The visited states by fingerprint, and how each was reached.
 pub(super) struct Visited {
@@ -58,7 +60,7 @@ impl Default for Visited {
 
 impl Visited {
     fn shard(&self, fp: u64) -> MutexGuard<'_, Table> {
-        self.shards[(fp >> 58) as usize % SHARDS]
+        self.shards[(fp >> (64 - SHARD_BITS)) as usize]
             .lock()
             .expect("a thread panicked holding the visited set")
     }
@@ -128,6 +130,7 @@ const MAX_DEPTH: u32 = (1 << 29) - 1;
 
 impl Entry {
     fn new(fp: u64, seen: Seen) -> Entry {
+        debug_assert!(seen.depth <= MAX_DEPTH, "a search is never this deep");
         let (kind, key, slot) = seen.mv.parts();
         Entry {
             fp,
@@ -164,7 +167,7 @@ impl Table {
             return Err(0);
         }
         // The fingerprint's bits below the shard's, scaled to the table.
-        let mut i = (((fp << 6) as u128 * n as u128) >> 64) as usize;
+        let mut i = (((fp << SHARD_BITS) as u128 * n as u128) >> 64) as usize;
         loop {
             match self.slots[i].fp {
                 0 => return Err(i),

@@ -18,7 +18,7 @@
 
 use super::{NetStats, Node, NodeFacts, Pending, PendingTimer, Sim, Status, StopReason};
 use crate::actor::Actor;
-use crate::check::{Checker, Violation};
+use crate::check::Checker;
 use crate::net::Network;
 use crate::oracle::Draws;
 use crate::queue::PackedQueue;
@@ -48,20 +48,6 @@ enum PackedDraws {
     Other(Box<Draws>),
 }
 
-impl PackedDraws {
-    /// The draws themselves.
-    fn unpacked(&self) -> Draws {
-        match self {
-            PackedDraws::Fixed(taken) => {
-                let mut draws = Draws::seeded(0, crate::rng::Stream::Network);
-                draws.set_fixed(*taken);
-                draws
-            }
-            PackedDraws::Other(draws) => Draws::clone(draws),
-        }
-    }
-}
-
 /// Everything else that differs between states of one search.
 struct Rest<A: Actor> {
     queue: PackedQueue<Pending<A>>,
@@ -83,11 +69,6 @@ impl<A: Actor> Packed<A> {
         self.rest.stopped
     }
 
-    /// The violations found so far (see [`Sim::violations`]).
-    pub fn violations(&self) -> &[Violation] {
-        self.rest.checker.violations()
-    }
-
     /// Its network, for the states reached from it to share (see [`Sim::pack_sharing`]).
     pub fn network(&self) -> &Arc<Network> {
         &self.rest.network
@@ -103,47 +84,84 @@ impl<A: Actor> Sim<A> {
     /// This run's state, packed, its network shared with `network` if they are the same (the
     /// network of the state it was reached from: most moves leave the network alone), and
     /// each actor that `actors` has seen packed as the one it has.
+    ///
+    /// Both this and [`Sim::unpack_from`] take the run and each node apart whole, naming every
+    /// field, so a field added to `Sim` or `Node` does not compile until it is packed or said
+    /// to be the same in every state of a search.
     pub fn pack_sharing(
         &self,
         network: Option<&Arc<Network>>,
         mut actors: Option<&mut ActorCache<A>>,
     ) -> Packed<A> {
-        let nodes = self
-            .nodes
+        let Sim {
+            nodes,
+            queue,
+            network: own_network,
+            checker,
+            now,
+            steps,
+            steps_this_instant,
+            next_msg,
+            next_generation,
+            in_flight,
+            stats,
+            stopped,
+            // The same in every state of one search.
+            seed: _,
+            limits: _,
+            stop_on_violation: _,
+            trace: _,
+            effects: _,
+            twins: _,
+            role_restarts: _,
+            untimed: _,
+        } = self;
+        let nodes = nodes
             .iter()
-            .map(|n| PackedNode {
-                actor: match actors.as_deref_mut() {
-                    Some(cache) if !n.dirty => cache.share(n.hash, &n.actor),
-                    _ => Arc::clone(&n.actor),
-                },
-                facts: Arc::clone(&n.facts),
-                draws: match n.draws.fixed_taken() {
-                    Some(taken) => PackedDraws::Fixed(taken),
-                    None => PackedDraws::Other(Box::new(n.draws.clone())),
-                },
-                timers: n.timers.as_slice().into(),
-                hash: n.hash,
-                status: n.status,
-                dirty: n.dirty,
+            .map(|node| {
+                let Node {
+                    actor,
+                    facts,
+                    draws,
+                    status,
+                    timers,
+                    hash,
+                    dirty,
+                } = node;
+                PackedNode {
+                    actor: match actors.as_deref_mut() {
+                        Some(cache) if !dirty => cache.share(*hash, actor),
+                        _ => Arc::clone(actor),
+                    },
+                    facts: Arc::clone(facts),
+                    draws: match draws.fixed_taken() {
+                        Some(taken) => PackedDraws::Fixed(taken),
+                        None => PackedDraws::Other(Box::new(draws.clone())),
+                    },
+                    timers: timers.as_slice().into(),
+                    hash: *hash,
+                    status: *status,
+                    dirty: *dirty,
+                }
             })
             .collect();
         Packed {
             nodes,
             rest: Box::new(Rest {
-                queue: self.queue.pack(),
+                queue: queue.pack(),
                 network: match network {
-                    Some(shared) if **shared == self.network => Arc::clone(shared),
-                    _ => Arc::new(self.network.clone()),
+                    Some(shared) if **shared == *own_network => Arc::clone(shared),
+                    _ => Arc::new(own_network.clone()),
                 },
-                checker: self.checker.clone(),
-                now: self.now,
-                steps: self.steps,
-                steps_this_instant: self.steps_this_instant,
-                next_msg: self.next_msg,
-                next_generation: self.next_generation,
-                in_flight: self.in_flight,
-                stats: self.stats,
-                stopped: self.stopped,
+                checker: checker.clone(),
+                now: *now,
+                steps: *steps,
+                steps_this_instant: *steps_this_instant,
+                next_msg: *next_msg,
+                next_generation: *next_generation,
+                in_flight: *in_flight,
+                stats: *stats,
+                stopped: *stopped,
             }),
         }
     }
@@ -151,48 +169,72 @@ impl<A: Actor> Sim<A> {
     /// Becomes the state `packed`, in this run's buffers. This run must be one of the same
     /// search as the packed one (a copy of its start or of any state of it): what a state does
     /// not pack (the seed, the limits, the twins, the trace mode) is taken from this run.
+    /// Panics if the two have different numbers of nodes.
     pub fn unpack_from(&mut self, packed: &Packed<A>) {
-        self.nodes.truncate(packed.nodes.len());
-        for (i, p) in packed.nodes.iter().enumerate() {
-            if i == self.nodes.len() {
-                self.nodes.push(Node {
-                    actor: Arc::clone(&p.actor),
-                    facts: Arc::clone(&p.facts),
-                    draws: p.draws.unpacked(),
-                    status: p.status,
-                    timers: Vec::new(),
-                    hash: p.hash,
-                    dirty: p.dirty,
-                });
+        let Sim {
+            nodes,
+            queue,
+            network,
+            checker,
+            now,
+            steps,
+            steps_this_instant,
+            next_msg,
+            next_generation,
+            in_flight,
+            stats,
+            stopped,
+            seed: _,
+            limits: _,
+            stop_on_violation: _,
+            trace: _,
+            effects: _,
+            twins: _,
+            role_restarts: _,
+            untimed: _,
+        } = self;
+        assert_eq!(
+            nodes.len(),
+            packed.nodes.len(),
+            "a state is unpacked into a run of its own search"
+        );
+        for (node, p) in nodes.iter_mut().zip(packed.nodes.iter()) {
+            let Node {
+                actor,
+                facts,
+                draws,
+                status,
+                timers,
+                hash,
+                dirty,
+            } = node;
+            if !Arc::ptr_eq(actor, &p.actor) {
+                *actor = Arc::clone(&p.actor);
             }
-            let node = &mut self.nodes[i];
-            if !Arc::ptr_eq(&node.actor, &p.actor) {
-                node.actor = Arc::clone(&p.actor);
-            }
-            if !Arc::ptr_eq(&node.facts, &p.facts) {
-                node.facts = Arc::clone(&p.facts);
+            if !Arc::ptr_eq(facts, &p.facts) {
+                *facts = Arc::clone(&p.facts);
             }
             match &p.draws {
-                PackedDraws::Fixed(taken) => node.draws.set_fixed(*taken),
-                PackedDraws::Other(draws) => node.draws.clone_from(draws),
+                PackedDraws::Fixed(taken) => draws.set_fixed(*taken),
+                PackedDraws::Other(packed) => draws.clone_from(packed),
             }
-            <[_]>::clone_into(&p.timers, &mut node.timers);
-            node.hash = p.hash;
-            node.status = p.status;
-            node.dirty = p.dirty;
+            <[_]>::clone_into(&p.timers, timers);
+            *hash = p.hash;
+            *status = p.status;
+            *dirty = p.dirty;
         }
         let rest = &*packed.rest;
-        self.queue.unpack_from(&rest.queue);
-        self.network.clone_from(&*rest.network);
-        self.checker.clone_from(&rest.checker);
-        self.now = rest.now;
-        self.steps = rest.steps;
-        self.steps_this_instant = rest.steps_this_instant;
-        self.next_msg = rest.next_msg;
-        self.next_generation = rest.next_generation;
-        self.in_flight = rest.in_flight;
-        self.stats = rest.stats;
-        self.stopped = rest.stopped;
+        queue.unpack_from(&rest.queue);
+        network.clone_from(&*rest.network);
+        checker.clone_from(&rest.checker);
+        *now = rest.now;
+        *steps = rest.steps;
+        *steps_this_instant = rest.steps_this_instant;
+        *next_msg = rest.next_msg;
+        *next_generation = rest.next_generation;
+        *in_flight = rest.in_flight;
+        *stats = rest.stats;
+        *stopped = rest.stopped;
     }
 }
 
@@ -216,6 +258,11 @@ impl<A: Actor> ActorCache<A> {
     /// The actor to pack for `actor`, whose stable hash is `hash`: one kept that is the same
     /// state, or else `actor` itself, kept from now on.
     fn share(&mut self, hash: u64, actor: &Arc<A>) -> Arc<A> {
+        // An actor that cannot say it is the same state as itself keeps `same_state`'s
+        // default: it never shares, so the cache is not even made.
+        if !actor.same_state(actor) {
+            return Arc::clone(actor);
+        }
         if self.slots.is_empty() {
             self.slots = vec![None; 1 << Self::BITS];
         }
