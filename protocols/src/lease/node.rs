@@ -63,6 +63,10 @@ impl Actor for LeaseNode {
     type Note = LeaseNote;
     type Command = LeaseCommand;
 
+    fn same_state(&self, other: &Self) -> bool {
+        self == other
+    }
+
     const ROLES: &'static [&'static str] = &["leader"];
 
     /// A relay that believes it leads claims "leader", with its token as epoch (the newest

@@ -56,6 +56,10 @@ impl Actor for PbftNode {
     type Note = PbftNote;
     type Command = Op;
 
+    fn same_state(&self, other: &Self) -> bool {
+        self == other
+    }
+
     const ROLES: &'static [&'static str] = &["primary"];
 
     /// A replica that is the primary of its view claims it, with the view as epoch.

@@ -53,6 +53,10 @@ impl Actor for RaftNode {
     type Note = RaftNote;
     type Command = RaftCommand;
 
+    fn same_state(&self, other: &Self) -> bool {
+        self == other
+    }
+
     const ROLES: &'static [&'static str] = &["leader", "candidate", "follower"];
 
     /// A server's role in its current term: `"@leader"` in a scenario is the leader of the
