@@ -281,7 +281,7 @@ impl<A: Actor> ActorCache<A> {
 mod tests {
     use super::*;
     use crate::actor::Context;
-    use crate::kernel::{MoveKind, SimConfig};
+    use crate::kernel::{Move, MoveKind, SimConfig};
     use crate::{Message, NodeId};
 
     #[derive(Clone, Debug, Hash, serde::Serialize, serde::Deserialize)]
@@ -293,7 +293,7 @@ mod tests {
         }
     }
 
-    /// Node 0 pings nodes 1 and 2 once; a node counts the pings it got.
+    /// Node 0 pings node 1, node 2, and node 1 again; a node counts the pings it got.
     #[derive(Clone, Debug, Hash)]
     struct Counter(u32);
     impl Actor for Counter {
@@ -305,6 +305,7 @@ mod tests {
             if ctx.id() == NodeId(0) {
                 ctx.send(NodeId(1), Ping);
                 ctx.send(NodeId(2), Ping);
+                ctx.send(NodeId(1), Ping);
             }
         }
         fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, _: Ping) {
@@ -349,5 +350,36 @@ mod tests {
         let mut unpacked = start.clone();
         unpacked.unpack_from(&b);
         assert_eq!(format!("{unpacked:?}"), format!("{other:?}"));
+    }
+
+    /// A delivery move means the oldest of the identical messages in flight, whichever one's
+    /// slot it names: a path replayed in a state laid out otherwise delivers the same message.
+    #[test]
+    fn a_delivery_takes_the_oldest_identical_message() {
+        let mut sim = Sim::new(SimConfig::seeded(0));
+        for name in ["a", "b", "c"] {
+            sim.add_node(name, Counter(0));
+        }
+        sim.go_untimed();
+        let mut moves = Vec::new();
+        sim.moves(false, false, &mut moves);
+        let to_b = moves
+            .iter()
+            .find(|&&m| sim.move_site(m) == Some(NodeId(1)))
+            .copied()
+            .expect("a delivery to b");
+        let (kind, key, _) = to_b.parts();
+        // The two pings to b, oldest first.
+        let mut pings: Vec<(u64, u32)> = sim
+            .queue
+            .entries()
+            .filter(|(.., e)| matches!(e, Pending::Deliver { to, .. } if *to == NodeId(1)))
+            .map(|(slot, _, seq, _)| (seq, slot))
+            .collect();
+        pings.sort_unstable();
+        assert_eq!(pings.len(), 2);
+        let oldest = sim.clone().take(to_b);
+        let younger_slot = Move::from_parts(kind, key, pings[1].1);
+        assert_eq!(sim.clone().take(younger_slot), oldest);
     }
 }

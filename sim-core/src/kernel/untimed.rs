@@ -83,8 +83,9 @@ impl MoveKind {
 
 /// One thing that may happen next in an untimed run. A move names its event by content (the
 /// message's sender, receiver and payload; the timer's node and tag), so it means the same in
-/// every state with the same hash, however that state's queue is laid out; the queue slot it
-/// was listed at only makes it quick to find again in the very state it came from.
+/// every state with the same hash, however that state's queue is laid out (a delivery is of
+/// the oldest such message); the queue slot it was listed at only makes a timer quick to find
+/// again in the very state it came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     /// What it does.
@@ -268,11 +269,14 @@ impl<A: Actor> Sim<A> {
         out.extend(next_action.map(|a| at(MoveKind::Act, 0, a.2)));
     }
 
-    /// [`Sim::take`] with the handler's effect buffer lent by `buffer` and given back after:
-    /// the states a search keeps then carry no buffer of their own.
+    /// [`Sim::take`] of a move [`Sim::moves`] listed for this very state (a search's copy of
+    /// the state it listed moves for), with the handler's effect buffer lent by `buffer` and
+    /// given back after: the states a search keeps then carry no buffer of their own, and the
+    /// move's event is where it was listed.
     pub fn take_with(&mut self, mv: Move, buffer: &mut EffectBuffer<A>) -> Taken {
         std::mem::swap(&mut self.effects, &mut buffer.0);
-        let taken = self.take(mv);
+        let slot = self.locate(mv, true);
+        let taken = self.take_at(mv.kind, slot);
         std::mem::swap(&mut self.effects, &mut buffer.0);
         taken
     }
@@ -281,15 +285,26 @@ impl<A: Actor> Sim<A> {
     /// that was not listed for this state.
     pub fn take(&mut self, mv: Move) -> Taken {
         let slot = self.find(mv);
-        let taken = self.take_one(mv.kind, slot);
+        self.take_at(mv.kind, slot)
+    }
+
+    /// Makes the event in `slot` happen as `kind` says.
+    fn take_at(&mut self, kind: MoveKind, slot: u32) -> Taken {
+        let taken = self.take_one(kind, slot);
         self.drop_stale_timers();
         self.refresh_hashes();
         taken
     }
 
-    /// The slot of `mv`'s event in this state: where it was listed, if the event there is
-    /// still the one meant, or else the event with its content. Panics if there is none.
+    /// The slot of `mv`'s event in this state: the oldest event with its content (for a timer,
+    /// where it was listed, if that timer is still there). Panics if there is none.
     fn find(&self, mv: Move) -> u32 {
+        self.locate(mv, false)
+    }
+
+    /// [`Sim::find`]; `listed_here` says `mv` was listed for this very state (or an exact copy
+    /// of it), where its slot holds the oldest event with its content, so it is taken as it is.
+    fn locate(&self, mv: Move, listed_here: bool) -> u32 {
         let key_at = |slot: u32| -> Option<u64> {
             match self.queue.get(slot)? {
                 Pending::Deliver { key, .. } => matches!(
@@ -307,7 +322,12 @@ impl<A: Actor> Sim<A> {
                 Pending::Start(_) => None,
             }
         };
-        if mv.kind != MoveKind::Act && key_at(mv.slot) == Some(mv.key) {
+        // A timer's content names it alone (one per node and tag), so its slot can be
+        // trusted; a delivery's names every identical message in flight, and a move means the
+        // oldest of them (as `Sim::moves` lists it), whichever one's slot it was listed at: a
+        // path replayed from the start reaches states laid out unlike those it was listed in.
+        let trusted = mv.kind == MoveKind::Fire || (listed_here && mv.kind != MoveKind::Act);
+        if trusted && key_at(mv.slot) == Some(mv.key) {
             return mv.slot;
         }
         if mv.kind == MoveKind::Act {
@@ -545,12 +565,13 @@ impl<A: Actor> Sim<A> {
     /// handler runs on a copy of the receiver; nothing here changes. Within one search the
     /// answer depends only on the receiver's state and clock and on the message, so `answers`
     /// remembers it: a search asks again and again about the same stuck messages at the same
-    /// receivers.
+    /// receivers. `mv` is one [`Sim::moves`] listed for this very state.
     pub fn is_ignored(&self, mv: Move, answers: &mut IgnoredAnswers) -> bool {
         if mv.kind != MoveKind::Deliver {
             return false;
         }
-        let Some(Pending::Deliver { from, to, msg, .. }) = self.queue.get(self.find(mv)) else {
+        let listed = self.locate(mv, true);
+        let Some(Pending::Deliver { from, to, msg, .. }) = self.queue.get(listed) else {
             return false;
         };
         let node = &self.nodes[to.index()];
