@@ -85,9 +85,9 @@ impl<A: Actor> Sim<A> {
     /// network of the state it was reached from: most moves leave the network alone), and
     /// each actor that `actors` has seen packed as the one it has.
     ///
-    /// Both this and [`Sim::unpack_from`] take the run and each node apart whole, naming every
-    /// field, so a field added to `Sim` or `Node` does not compile until it is packed or said
-    /// to be the same in every state of a search.
+    /// It takes the run and each node apart whole, naming every field, so a field added to
+    /// `Sim` or `Node` does not compile until it is packed (and unpacked, in
+    /// [`Sim::unpack_from`]) or said to be the same in every state of a search.
     pub fn pack_sharing(
         &self,
         network: Option<&Arc<Network>>,
@@ -171,70 +171,40 @@ impl<A: Actor> Sim<A> {
     /// not pack (the seed, the limits, the twins, the trace mode) is taken from this run.
     /// Panics if the two have different numbers of nodes.
     pub fn unpack_from(&mut self, packed: &Packed<A>) {
-        let Sim {
-            nodes,
-            queue,
-            network,
-            checker,
-            now,
-            steps,
-            steps_this_instant,
-            next_msg,
-            next_generation,
-            in_flight,
-            stats,
-            stopped,
-            seed: _,
-            limits: _,
-            stop_on_violation: _,
-            trace: _,
-            effects: _,
-            twins: _,
-            role_restarts: _,
-            untimed: _,
-        } = self;
+        // `pack_sharing` names every field of `Sim` and `Node`: one added there is added here.
         assert_eq!(
-            nodes.len(),
+            self.nodes.len(),
             packed.nodes.len(),
             "a state is unpacked into a run of its own search"
         );
-        for (node, p) in nodes.iter_mut().zip(packed.nodes.iter()) {
-            let Node {
-                actor,
-                facts,
-                draws,
-                status,
-                timers,
-                hash,
-                dirty,
-            } = node;
-            if !Arc::ptr_eq(actor, &p.actor) {
-                *actor = Arc::clone(&p.actor);
+        for (node, p) in self.nodes.iter_mut().zip(packed.nodes.iter()) {
+            if !Arc::ptr_eq(&node.actor, &p.actor) {
+                node.actor = Arc::clone(&p.actor);
             }
-            if !Arc::ptr_eq(facts, &p.facts) {
-                *facts = Arc::clone(&p.facts);
+            if !Arc::ptr_eq(&node.facts, &p.facts) {
+                node.facts = Arc::clone(&p.facts);
             }
             match &p.draws {
-                PackedDraws::Fixed(taken) => draws.set_fixed(*taken),
-                PackedDraws::Other(packed) => draws.clone_from(packed),
+                PackedDraws::Fixed(taken) => node.draws.set_fixed(*taken),
+                PackedDraws::Other(draws) => node.draws.clone_from(draws),
             }
-            <[_]>::clone_into(&p.timers, timers);
-            *hash = p.hash;
-            *status = p.status;
-            *dirty = p.dirty;
+            <[_]>::clone_into(&p.timers, &mut node.timers);
+            node.hash = p.hash;
+            node.status = p.status;
+            node.dirty = p.dirty;
         }
         let rest = &*packed.rest;
-        queue.unpack_from(&rest.queue);
-        network.clone_from(&*rest.network);
-        checker.clone_from(&rest.checker);
-        *now = rest.now;
-        *steps = rest.steps;
-        *steps_this_instant = rest.steps_this_instant;
-        *next_msg = rest.next_msg;
-        *next_generation = rest.next_generation;
-        *in_flight = rest.in_flight;
-        *stats = rest.stats;
-        *stopped = rest.stopped;
+        self.queue.unpack_from(&rest.queue);
+        self.network.clone_from(&*rest.network);
+        self.checker.clone_from(&rest.checker);
+        self.now = rest.now;
+        self.steps = rest.steps;
+        self.steps_this_instant = rest.steps_this_instant;
+        self.next_msg = rest.next_msg;
+        self.next_generation = rest.next_generation;
+        self.in_flight = rest.in_flight;
+        self.stats = rest.stats;
+        self.stopped = rest.stopped;
     }
 }
 
