@@ -287,17 +287,23 @@ mod tests {
         }
     }
 
+    /// Three counters, untimed, started (node 0's pings in flight), and their moves.
+    fn three_counters() -> (Sim<Counter>, Vec<Move>) {
+        let mut sim = Sim::new(SimConfig::seeded(0));
+        for name in ["a", "b", "c"] {
+            sim.add_node(name, Counter(0));
+        }
+        sim.go_untimed();
+        let mut moves = Vec::new();
+        sim.moves(false, false, &mut moves);
+        (sim, moves)
+    }
+
     /// The two orders of the two deliveries reach one state through separate copies of the
     /// receivers' actors; packed with one cache, the second state holds the first's.
     #[test]
     fn equal_actors_packed_with_one_cache_are_one() {
-        let mut start = Sim::new(SimConfig::seeded(0));
-        for name in ["a", "b", "c"] {
-            start.add_node(name, Counter(0));
-        }
-        start.go_untimed();
-        let mut moves = Vec::new();
-        start.moves(false, false, &mut moves);
+        let (start, moves) = three_counters();
         assert_eq!(moves.len(), 2);
         assert!(moves.iter().all(|m| m.kind == MoveKind::Deliver));
         let (mut one, mut other) = (start.clone(), start.clone());
@@ -326,13 +332,7 @@ mod tests {
     /// slot it names: a path replayed in a state laid out otherwise delivers the same message.
     #[test]
     fn a_delivery_takes_the_oldest_identical_message() {
-        let mut sim = Sim::new(SimConfig::seeded(0));
-        for name in ["a", "b", "c"] {
-            sim.add_node(name, Counter(0));
-        }
-        sim.go_untimed();
-        let mut moves = Vec::new();
-        sim.moves(false, false, &mut moves);
+        let (sim, moves) = three_counters();
         let to_b = moves
             .iter()
             .find(|&&m| sim.move_site(m) == Some(NodeId(1)))
