@@ -14,11 +14,23 @@ use crate::time::Instant;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// A heap key, one `u128` so that ordering two is one wide comparison and moving one is two
+/// words: the time (high 64 bits), then a tie counter that grows with every push (32 bits: see
+/// [`EventQueue::renumber`]), then the slot (low 32 bits, never compared in effect: the tie
+/// counters of pending events differ).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
-    time: Instant,
-    seq: u64,
-    slot: u32,
+struct Key(u128);
+
+impl Key {
+    fn new(time: Instant, tie: u32, slot: u32) -> Self {
+        Key(u128::from(time.0) << 64 | u128::from(tie) << 32 | u128::from(slot))
+    }
+    fn time(self) -> Instant {
+        Instant((self.0 >> 64) as u64)
+    }
+    fn slot(self) -> u32 {
+        self.0 as u32
+    }
 }
 
 /// A pending event with when it falls due and its place in the insertion order.
@@ -37,6 +49,8 @@ pub struct EventQueue<E> {
     slots: Vec<Option<Entry<E>>>,
     free: Vec<u32>,
     next_seq: u64,
+    /// The next key's tie counter (see [`Key`]).
+    next_tie: u32,
     /// Whether `heap` is kept (see [`EventQueue::unordered`]).
     ordered: bool,
 }
@@ -48,6 +62,7 @@ impl<E: Clone> Clone for EventQueue<E> {
             slots: self.slots.clone(),
             free: self.free.clone(),
             next_seq: self.next_seq,
+            next_tie: self.next_tie,
             ordered: self.ordered,
         }
     }
@@ -58,6 +73,7 @@ impl<E: Clone> Clone for EventQueue<E> {
         self.slots.clone_from(&source.slots);
         self.free.clone_from(&source.free);
         self.next_seq = source.next_seq;
+        self.next_tie = source.next_tie;
         self.ordered = source.ordered;
     }
 }
@@ -69,6 +85,7 @@ impl<E> Default for EventQueue<E> {
             slots: Vec::new(),
             free: Vec::new(),
             next_seq: 0,
+            next_tie: 0,
             ordered: true,
         }
     }
@@ -105,16 +122,35 @@ impl<E> EventQueue<E> {
             }
         };
         if self.ordered {
-            self.heap.push(Reverse(Key { time, seq, slot }));
+            if self.next_tie == u32::MAX {
+                self.renumber();
+            }
+            self.heap.push(Reverse(Key::new(time, self.next_tie, slot)));
+            self.next_tie += 1;
         }
         seq
+    }
+
+    /// Gives the pending keys tie counters 0, 1, 2... in their order, so that counting goes on
+    /// from there: after 4 billion pushes, once in a run that long.
+    #[cold]
+    fn renumber(&mut self) {
+        let mut keys = std::mem::take(&mut self.heap).into_sorted_vec();
+        keys.reverse(); // `Reverse` sorts latest first.
+        let mut tie = 0;
+        for Reverse(key) in &mut keys {
+            *key = Key::new(key.time(), tie, key.slot());
+            tie += 1;
+        }
+        self.heap = keys.into();
+        self.next_tie = tie;
     }
 
     /// Removes and returns the earliest event (ties: first pushed first).
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, E)> {
         let slot = if self.ordered {
-            self.heap.pop()?.0.slot
+            self.heap.pop()?.0.slot()
         } else {
             self.earliest()?.0
         };
@@ -135,7 +171,7 @@ impl<E> EventQueue<E> {
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<Instant> {
         if self.ordered {
-            self.heap.peek().map(|Reverse(k)| k.time)
+            self.heap.peek().map(|Reverse(k)| k.time())
         } else {
             self.earliest().map(|(_, time)| time)
         }
@@ -187,7 +223,7 @@ impl<E> EventQueue<E> {
     pub fn remove(&mut self, slot: u32) -> Option<(Instant, E)> {
         let entry = self.slots.get_mut(slot as usize)?.take()?;
         if self.ordered {
-            self.heap.retain(|Reverse(k)| k.slot != slot);
+            self.heap.retain(|Reverse(k)| k.slot() != slot);
         }
         self.free.push(slot);
         Some((entry.time, entry.event))
@@ -237,11 +273,17 @@ impl<E: Clone> EventQueue<E> {
         self.ordered = packed.ordered;
         self.heap.clear();
         if self.ordered {
-            let keys: Vec<Reverse<Key>> = self
+            let mut keys: Vec<(Instant, u64, u32)> = self
                 .entries()
-                .map(|(slot, time, seq, _)| Reverse(Key { time, seq, slot }))
+                .map(|(slot, time, seq, _)| (time, seq, slot))
                 .collect();
-            self.heap.extend(keys);
+            keys.sort_unstable();
+            self.heap.extend(
+                (0..)
+                    .zip(keys)
+                    .map(|(tie, (time, _, slot))| Reverse(Key::new(time, tie, slot))),
+            );
+            self.next_tie = self.heap.len() as u32;
         }
     }
 }
@@ -260,6 +302,19 @@ mod tests {
         }
         let order: Vec<&str> = std::iter::from_fn(|| q.pop().map(|e| e.1)).collect();
         assert_eq!(order, ["a", "b", "x", "c", "d"]);
+    }
+
+    /// When the tie counter runs out, pending keys are renumbered and the order holds.
+    #[test]
+    fn tie_counters_renumber_without_reordering() {
+        let mut q = EventQueue::new();
+        q.next_tie = u32::MAX - 3;
+        for (i, t) in [5, 1, 5, 1, 3, 5, 1].into_iter().enumerate() {
+            q.push(Instant(t), i);
+        }
+        assert!(q.next_tie < 10, "renumbered");
+        let order: Vec<usize> = std::iter::from_fn(|| q.pop().map(|e| e.1)).collect();
+        assert_eq!(order, [1, 3, 6, 4, 0, 2, 5]);
     }
 
     proptest! {
