@@ -27,6 +27,14 @@ pub trait Invariant<A: Actor>: DynClone + CloneInto + Debug + Send + Any {
     fn reads(&self) -> Kinds {
         Kinds::ALL
     }
+    /// Whether `observe` reads `note`, when [`Invariant::reads`] has notes: a run that keeps no
+    /// trace builds a note's record only when some invariant reads that note (most notes
+    /// narrate a step; a checker needs a few). Say `false` only for notes `observe` ignores
+    /// (the same test as for `reads` compares runs with and without a trace).
+    fn reads_note(&self, note: &A::Note) -> bool {
+        let _ = note;
+        true
+    }
     /// Hashes what this invariant remembers of the run so far (the first value chosen, who
     /// led which term): an exhaustive search merges two states only when their memories agree
     /// too, or merging could hide a violation. By default the `Debug` text, which shows every
@@ -145,6 +153,8 @@ impl Violation {
 #[derive(Debug)]
 pub struct Checker<A: Actor> {
     invariants: Vec<Box<dyn Invariant<A>>>,
+    /// What each invariant reads (its [`Invariant::reads`], asked once).
+    kinds: Vec<Kinds>,
     violations: Vec<Violation>,
     last: (u64, Instant),
     /// What the invariants read, together.
@@ -155,6 +165,7 @@ impl<A: Actor> Clone for Checker<A> {
     fn clone(&self) -> Self {
         Checker {
             invariants: self.invariants.clone(),
+            kinds: self.kinds.clone(),
             violations: self.violations.clone(),
             last: self.last,
             reads: self.reads,
@@ -176,6 +187,7 @@ impl<A: Actor> Clone for Checker<A> {
         } else {
             self.invariants.clone_from(&source.invariants);
         }
+        self.kinds.clone_from(&source.kinds);
         self.violations.clone_from(&source.violations);
         self.last = source.last;
         self.reads = source.reads;
@@ -186,6 +198,7 @@ impl<A: Actor> Default for Checker<A> {
     fn default() -> Self {
         Checker {
             invariants: Vec::new(),
+            kinds: Vec::new(),
             violations: Vec::new(),
             last: (0, Instant::ZERO),
             reads: Kinds::NONE,
@@ -206,6 +219,7 @@ impl<A: Actor> Checker<A> {
     /// Adds an invariant after the others.
     pub fn push(&mut self, invariant: Box<dyn Invariant<A>>) {
         self.reads = self.reads | invariant.reads();
+        self.kinds.push(invariant.reads());
         self.invariants.push(invariant);
     }
 
@@ -214,16 +228,31 @@ impl<A: Actor> Checker<A> {
         self.reads
     }
 
+    /// Whether some invariant reads `note` (see [`Invariant::reads_note`]).
+    pub fn reads_note(&self, note: &A::Note) -> bool {
+        self.reads.contains(Kinds::NOTE)
+            && self
+                .invariants
+                .iter()
+                .zip(&self.kinds)
+                .any(|(inv, reads)| reads.contains(Kinds::NOTE) && inv.reads_note(note))
+    }
+
     /// Whether no invariant is installed.
     pub fn is_empty(&self) -> bool {
         self.invariants.is_empty()
     }
 
-    /// Feeds one record to every invariant; returns the violations it caused.
+    /// Feeds one record to every invariant that reads its kind; returns the violations it
+    /// caused.
     pub fn observe(&mut self, record: &Record<A>) -> &[Violation] {
         let before = self.violations.len();
         self.last = (record.step, record.time);
-        for inv in &mut self.invariants {
+        let kind = record.event.kind();
+        for (inv, reads) in self.invariants.iter_mut().zip(&self.kinds) {
+            if !reads.contains(kind) {
+                continue;
+            }
             if let Err(broken) = inv.observe(record) {
                 self.violations.push(Violation {
                     invariant: inv.name().to_string(),

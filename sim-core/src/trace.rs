@@ -133,6 +133,25 @@ fn yes() -> bool {
     true
 }
 
+impl<A: Actor> Event<A> {
+    /// The kind of record this event makes, as a one-kind set (a violation is none of the
+    /// kinds an invariant can name, so only one reading every kind sees it).
+    pub fn kind(&self) -> Kinds {
+        match self {
+            Event::Start { .. } => Kinds::START,
+            Event::Send { .. } => Kinds::SEND,
+            Event::Deliver { .. } => Kinds::DELIVER,
+            Event::Drop { .. } => Kinds::DROP,
+            Event::Duplicate { .. } => Kinds::DUPLICATE,
+            Event::Timer { .. } => Kinds::TIMER,
+            Event::Fault { .. } => Kinds::FAULT,
+            Event::Command { .. } => Kinds::COMMAND,
+            Event::Note { .. } => Kinds::NOTE,
+            Event::Violation { .. } => Kinds::VIOLATION,
+        }
+    }
+}
+
 /// A change the scenario made to a node or to the network, as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -233,6 +252,8 @@ impl Kinds {
     pub const COMMAND: Kinds = Kinds(1 << 7);
     /// `note` records.
     pub const NOTE: Kinds = Kinds(1 << 8);
+    /// `violation` records (read back from a trace file).
+    const VIOLATION: Kinds = Kinds(1 << 9);
 
     /// Both sets.
     pub const fn or(self, other: Kinds) -> Kinds {

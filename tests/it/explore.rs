@@ -35,7 +35,8 @@ fn variants() -> Vec<(String, String)> {
 /// Goal: the fast path (no trace, only the record kinds invariants read, one run cloned per
 /// seed) judges a run exactly as a run keeping every record. Method: every bundled scenario, as written and with each bug
 /// knob on, at seeds 0..4: explore's probe against `dsim run`'s first violation. Proves: no
-/// invariant's `reads` leaves out a kind it needs (a wrong one changes a verdict or its step).
+/// invariant's `reads` or `reads_note` leaves out a record it needs (a wrong one changes a
+/// verdict or its step: shown by narrowing the Paxos filters to `Chosen` notes).
 #[test]
 fn the_fast_path_finds_what_the_full_trace_finds() {
     let mut broken = 0;

@@ -224,6 +224,11 @@ impl AcceptLedger {
     }
 }
 
+/// Whether `note` can reveal a chosen value: the notes [`chosen_fact`] reads.
+fn reveals_chosen(note: &PaxosNote) -> bool {
+    matches!(note, PaxosNote::Chosen { .. } | PaxosNote::Accepted { .. })
+}
+
 /// Reads one record as the chosen fact it reveals, if any (a learner's note, or a new majority of
 /// acceptor accepts), feeding acceptor accepts into `ledger`.
 fn chosen_fact(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Option<ChosenFact> {
@@ -269,6 +274,9 @@ impl Invariant<PaxosNode> for Agreement {
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PaxosNote) -> bool {
+        reveals_chosen(note)
     }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
@@ -324,6 +332,9 @@ impl Invariant<PaxosNode> for Validity {
     }
     fn reads(&self) -> Kinds {
         Kinds::COMMAND | Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PaxosNote) -> bool {
+        reveals_chosen(note)
     }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {
@@ -391,6 +402,9 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PaxosNote) -> bool {
+        matches!(note, PaxosNote::Accepted { .. })
     }
 
     fn observe(&mut self, record: &Record<PaxosNode>) -> Result<(), Broken> {

@@ -815,7 +815,7 @@ impl<A: Actor> Sim<A> {
                 self.nodes[node.index()].timers.retain(|t| t.timer != timer);
             }
             Effect::Note(note) => {
-                if self.observing(Kinds::NOTE) {
+                if !matches!(self.trace, TraceMode::Off) || self.checker.reads_note(&note) {
                     let name = self.nodes[node.index()].name.clone();
                     self.emit(Event::Note { node: name, note });
                 }
