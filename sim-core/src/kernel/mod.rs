@@ -225,20 +225,24 @@ impl<A: Actor> std::ops::DerefMut for Node<A> {
     }
 }
 
+/// A message in flight. One struct, so that the hot path (queue to handler) moves it whole.
+#[derive(Clone, Debug)]
+struct Delivery<M> {
+    msg: M,
+    id: MsgId,
+    /// In an untimed run, the stable hash of (from, to, msg, copied), taken once at the send:
+    /// a search lists, finds and hashes messages by it. 0 in a timed run.
+    key: u64,
+    from: NodeId,
+    to: NodeId,
+    /// An untimed search already delivered a copy of it (see [`Move::Duplicate`]).
+    copied: bool,
+}
+
 #[derive(Clone, Debug)]
 enum Pending<A: Actor> {
     Start(NodeId),
-    Deliver {
-        id: MsgId,
-        from: NodeId,
-        to: NodeId,
-        msg: A::Msg,
-        /// An untimed search already delivered a copy of it (see [`Move::Duplicate`]).
-        copied: bool,
-        /// In an untimed run, the stable hash of (from, to, msg, copied), taken once at the
-        /// send: a search lists, finds and hashes messages by it. 0 in a timed run.
-        key: u64,
-    },
+    Deliver(Delivery<A::Msg>),
     Timer {
         node: NodeId,
         generation: u64,
@@ -518,7 +522,9 @@ impl<A: Actor> Sim<A> {
             (at.0 - self.now.0.min(at.0)).hash(&mut h);
             match pending {
                 Pending::Start(n) => (0u8, n).hash(&mut h),
-                Pending::Deliver { from, to, msg, .. } => (1u8, from, to, msg).hash(&mut h),
+                Pending::Deliver(Delivery { from, to, msg, .. }) => {
+                    (1u8, from, to, msg).hash(&mut h)
+                }
                 Pending::Timer { node, .. } => (2u8, node).hash(&mut h),
                 Pending::Action(a) => (3u8, stable_hash(&format!("{a:?}"))).hash(&mut h),
             }
@@ -538,7 +544,7 @@ impl<A: Actor> Sim<A> {
             node.status.hash(&mut h);
         }
         let messages = self.queue.pending().filter_map(|pending| match pending {
-            Pending::Deliver { from, to, msg, .. } => Some(stable_hash(&(from, to, msg))),
+            Pending::Deliver(Delivery { from, to, msg, .. }) => Some(stable_hash(&(from, to, msg))),
             _ => None,
         });
         crate::hash::hash_multiset(messages, &mut h);
@@ -680,11 +686,9 @@ impl<A: Actor> Sim<A> {
                 self.start(node, false);
                 true
             }
-            Pending::Deliver {
-                id, from, to, msg, ..
-            } => {
+            Pending::Deliver(delivery) => {
                 self.steps += 1;
-                self.deliver(id, from, to, msg);
+                self.deliver(delivery);
                 true
             }
             Pending::Action(action) => {
@@ -710,7 +714,10 @@ impl<A: Actor> Sim<A> {
         self.dispatch(node, |actor, ctx| actor.on_start(ctx));
     }
 
-    fn deliver(&mut self, id: MsgId, from: NodeId, to: NodeId, msg: A::Msg) {
+    fn deliver(&mut self, delivery: Delivery<A::Msg>) {
+        let Delivery {
+            id, from, to, msg, ..
+        } = delivery;
         self.in_flight = self
             .in_flight
             .checked_sub(1)
@@ -929,14 +936,14 @@ impl<A: Actor> Sim<A> {
         };
         self.queue.push(
             at,
-            Pending::Deliver {
+            Pending::Deliver(Delivery {
                 id,
                 from,
                 to,
                 msg,
                 copied: false,
                 key,
-            },
+            }),
         );
     }
 }

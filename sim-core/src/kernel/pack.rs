@@ -251,7 +251,7 @@ impl<A: Actor> ActorCache<A> {
 mod tests {
     use super::*;
     use crate::actor::Context;
-    use crate::kernel::{Move, MoveKind, SimConfig};
+    use crate::kernel::{Delivery, Move, MoveKind, SimConfig};
     use crate::{Message, NodeId};
 
     #[derive(Clone, Debug, Hash, serde::Serialize, serde::Deserialize)]
@@ -343,7 +343,9 @@ mod tests {
         let mut pings: Vec<(u64, u32)> = sim
             .queue
             .entries()
-            .filter(|(.., e)| matches!(e, Pending::Deliver { to, .. } if *to == NodeId(1)))
+            .filter(
+                |(.., e)| matches!(e, Pending::Deliver(Delivery { to, .. }) if *to == NodeId(1)),
+            )
             .map(|(slot, _, seq, _)| (seq, slot))
             .collect();
         pings.sort_unstable();

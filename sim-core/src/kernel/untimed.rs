@@ -7,7 +7,7 @@
 //! are the very ones a timed run uses. [`Sim::untimed_hash`] says which states are the same for
 //! such a search: everything that decides the future, nothing that only records the past.
 
-use super::{Pending, Sim, Status};
+use super::{Delivery, Pending, Sim, Status};
 use crate::actor::{Actor, Message};
 use crate::hash::{BufferHasher, hash_multiset, stable_hash};
 use crate::id::{MsgId, NodeId};
@@ -213,7 +213,7 @@ impl<A: Actor> Sim<A> {
         let mut next_action: Option<(crate::time::Instant, u64, u32)> = None;
         for (slot, at, seq, event) in self.queue.entries() {
             match event {
-                Pending::Deliver { copied, key, .. } => {
+                Pending::Deliver(Delivery { copied, key, .. }) => {
                     deliveries.push((*key, seq, slot, *copied));
                 }
                 Pending::Timer { node, generation } => {
@@ -237,9 +237,11 @@ impl<A: Actor> Sim<A> {
         if let Some(own) = self
             .queue
             .entries()
-            .filter(|(.., e)| matches!(e, Pending::Deliver { from, to, .. } if from == to))
+            .filter(
+                |(.., e)| matches!(e, Pending::Deliver(Delivery { from, to, .. }) if from == to),
+            )
             .min_by_key(|(_, _, seq, _)| *seq)
-            && let Pending::Deliver { key, .. } = own.3
+            && let Pending::Deliver(Delivery { key, .. }) = own.3
         {
             out.push(Move {
                 kind: MoveKind::Deliver,
@@ -307,7 +309,7 @@ impl<A: Actor> Sim<A> {
     fn locate(&self, mv: Move, listed_here: bool) -> u32 {
         let key_at = |slot: u32| -> Option<u64> {
             match self.queue.get(slot)? {
-                Pending::Deliver { key, .. } => matches!(
+                Pending::Deliver(Delivery { key, .. }) => matches!(
                     mv.kind,
                     MoveKind::Deliver | MoveKind::Duplicate | MoveKind::Lose
                 )
@@ -350,14 +352,9 @@ impl<A: Actor> Sim<A> {
     }
 
     /// Takes the message in `slot` out of the queue.
-    fn take_message(&mut self, slot: u32) -> (MsgId, NodeId, NodeId, A::Msg) {
+    fn take_message(&mut self, slot: u32) -> Delivery<A::Msg> {
         match self.queue.remove(slot) {
-            Some((
-                _,
-                Pending::Deliver {
-                    id, from, to, msg, ..
-                },
-            )) => (id, from, to, msg),
+            Some((_, Pending::Deliver(delivery))) => delivery,
             _ => panic!("no message in slot {slot}"),
         }
     }
@@ -365,26 +362,20 @@ impl<A: Actor> Sim<A> {
     fn take_one(&mut self, kind: MoveKind, slot: u32) -> Taken {
         match kind {
             MoveKind::Deliver => {
-                let (id, from, to, msg) = self.take_message(slot);
+                let delivery = self.take_message(slot);
+                let id = delivery.id;
                 self.steps += 1;
-                self.deliver(id, from, to, msg);
+                self.deliver(delivery);
                 Taken::Delivered { id, copy: false }
             }
             MoveKind::Duplicate => {
-                let Some(Pending::Deliver {
-                    id,
-                    from,
-                    to,
-                    msg,
-                    copied,
-                    key,
-                }) = self.queue.get_mut(slot)
-                else {
+                let Some(Pending::Deliver(original)) = self.queue.get_mut(slot) else {
                     panic!("no message in slot {slot}");
                 };
-                *copied = true;
-                *key = message_key(*from, *to, msg, true);
-                let (id, from, to, msg) = (*id, *from, *to, msg.clone());
+                original.copied = true;
+                original.key = message_key(original.from, original.to, &original.msg, true);
+                let copy = original.clone();
+                let Delivery { id, from, to, .. } = copy;
                 self.stats.duplicated += 1;
                 self.steps += 1;
                 if self.observing(Kinds::DUPLICATE) {
@@ -392,16 +383,18 @@ impl<A: Actor> Sim<A> {
                         id,
                         from: self.nodes[from.index()].name.clone(),
                         to: self.nodes[to.index()].name.clone(),
-                        msg_kind: Cow::Borrowed(msg.kind()),
+                        msg_kind: Cow::Borrowed(copy.msg.kind()),
                         delay: crate::time::Duration::ZERO,
                     });
                 }
                 self.in_flight += 1; // The copy was in flight too, for one instant.
-                self.deliver(id, from, to, msg);
+                self.deliver(copy);
                 Taken::Delivered { id, copy: true }
             }
             MoveKind::Lose => {
-                let (id, from, to, msg) = self.take_message(slot);
+                let Delivery {
+                    id, from, to, msg, ..
+                } = self.take_message(slot);
                 self.steps += 1;
                 self.in_flight -= 1;
                 self.drop_message(id, from, to, msg.kind(), DropReason::Loss);
@@ -506,14 +499,14 @@ impl<A: Actor> Sim<A> {
             self.hash_node_rest(node, h);
         }
         let messages = self.queue.pending().filter_map(|pending| match pending {
-            Pending::Deliver { key, .. } if renaming.is_none() => Some(*key),
-            Pending::Deliver {
+            Pending::Deliver(Delivery { key, .. }) if renaming.is_none() => Some(*key),
+            Pending::Deliver(Delivery {
                 from,
                 to,
                 msg,
                 copied,
                 ..
-            } => Some(message_key(*from, *to, msg, *copied)),
+            }) => Some(message_key(*from, *to, msg, *copied)),
             _ => None,
         });
         hash_multiset(messages, h);
@@ -553,7 +546,7 @@ impl<A: Actor> Sim<A> {
     /// `sometimes` property reads ("a `GetOk` with a value is on its way").
     pub fn messages_in_flight(&self) -> impl Iterator<Item = (NodeId, NodeId, &A::Msg)> {
         self.queue.pending().filter_map(|p| match p {
-            Pending::Deliver { from, to, msg, .. } => Some((*from, *to, msg)),
+            Pending::Deliver(Delivery { from, to, msg, .. }) => Some((*from, *to, msg)),
             _ => None,
         })
     }
@@ -571,7 +564,7 @@ impl<A: Actor> Sim<A> {
             return false;
         }
         let listed = self.locate(mv, true);
-        let Some(Pending::Deliver { from, to, msg, .. }) = self.queue.get(listed) else {
+        let Some(Pending::Deliver(Delivery { from, to, msg, .. })) = self.queue.get(listed) else {
             return false;
         };
         let node = &self.nodes[to.index()];
@@ -610,7 +603,7 @@ impl<A: Actor> Sim<A> {
             .queue
             .pending()
             .filter_map(|p| match p {
-                Pending::Deliver { id, .. } => Some(*id),
+                Pending::Deliver(Delivery { id, .. }) => Some(*id),
                 _ => None,
             })
             .collect();
@@ -623,7 +616,7 @@ impl<A: Actor> Sim<A> {
     /// for a timeline step, which may touch any node.
     pub fn move_site(&self, mv: Move) -> Option<NodeId> {
         match self.queue.get(self.find(mv))? {
-            Pending::Deliver { to, .. } => Some(*to),
+            Pending::Deliver(Delivery { to, .. }) => Some(*to),
             Pending::Timer { node, .. } => Some(*node),
             Pending::Action(_) | Pending::Start(_) => None,
         }
@@ -634,7 +627,7 @@ impl<A: Actor> Sim<A> {
         mv.kind == MoveKind::Deliver
             && matches!(
                 self.queue.get(self.find(mv)),
-                Some(Pending::Deliver { from, to, .. }) if from == to
+                Some(Pending::Deliver(Delivery { from, to, .. })) if from == to
             )
     }
 
