@@ -15,6 +15,7 @@ use sim_core::check::hash_memory;
 use sim_core::symmetry::AsSet;
 use sim_core::{Broken, NodeName};
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
 
@@ -166,11 +167,12 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
 /// follower": a node handed a message of a higher term must adopt it in the same step.
 #[derive(Clone, Debug, Default)]
 pub struct AdoptHigherTerm {
-    /// Message id -> (term it carries, deliveries still to come).
-    in_flight: BTreeMap<u64, (u64, u32)>,
+    /// (message id, term it carries, deliveries still to come), in id order: sends come in id
+    /// order, so a send appends, and a search copies a flat list.
+    in_flight: Vec<(u64, u64, u32)>,
     terms: BTreeMap<NodeName, u64>,
     /// A node that must adopt a term in this step: (node, step, term, kind, sender).
-    pending: Option<(NodeName, u64, u64, String, NodeName)>,
+    pending: Option<(NodeName, u64, u64, Cow<'static, str>, NodeName)>,
 }
 
 impl Invariant<RaftNode> for AdoptHigherTerm {
@@ -188,29 +190,29 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
         hash_memory(&(AsSet(&self.terms), pending), state);
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
-        let result = match &self.pending {
-            Some((node, step, term, kind, from)) if record.step != *step => {
+        // An adoption owed by a step that is over: a violation, told once this record is read
+        // (with the term the node kept as of that step).
+        let overdue = match &self.pending {
+            Some((node, step, ..)) if record.step != *step => {
                 let kept = self.terms.get(node).copied().unwrap_or(0);
-                let message = broke(
-                    format!(
-                        "{node} received {kind} of term {term} from {from} and kept its term {kept}"
-                    ),
-                    format!(
-                        "{node} recibió {kind} del término {term} de {from} y se quedó en su término {kept}"
-                    ),
-                );
-                self.pending = None;
-                Err(message)
+                self.pending.take().map(|owed| (owed, kept))
             }
-            _ => Ok(()),
+            _ => None,
         };
         match &record.event {
             Event::Send { id, msg, .. } => {
-                self.in_flight.insert(id.0, (msg.term(), 1));
+                let entry = (id.0, msg.term(), 1);
+                match self.in_flight.last() {
+                    Some(last) if last.0 >= id.0 => match self.find(id.0) {
+                        Ok(at) => self.in_flight[at] = entry,
+                        Err(at) => self.in_flight.insert(at, entry),
+                    },
+                    _ => self.in_flight.push(entry),
+                }
             }
             Event::Duplicate { id, .. } => {
-                if let Some(entry) = self.in_flight.get_mut(&id.0) {
-                    entry.1 += 1;
+                if let Ok(at) = self.find(id.0) {
+                    self.in_flight[at].2 += 1;
                 }
             }
             Event::Drop { id, .. } => self.arrived(id.0),
@@ -221,7 +223,7 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                 msg_kind,
                 ..
             } => {
-                let term = self.in_flight.get(&id.0).map(|e| e.0);
+                let term = self.find(id.0).ok().map(|at| self.in_flight[at].1);
                 self.arrived(id.0);
                 let known = self.terms.get(&**to).copied().unwrap_or(0);
                 if let Some(term) = term.filter(|&t| t > known) {
@@ -229,7 +231,7 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                         NodeName::from(&**to),
                         record.step,
                         term,
-                        msg_kind.to_string(),
+                        msg_kind.clone(),
                         NodeName::from(&**from),
                     ));
                 }
@@ -253,7 +255,17 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
             }
             _ => {}
         }
-        result
+        match overdue {
+            Some(((node, _, term, kind, from), kept)) => Err(broke(
+                format!(
+                    "{node} received {kind} of term {term} from {from} and kept its term {kept}"
+                ),
+                format!(
+                    "{node} recibió {kind} del término {term} de {from} y se quedó en su término {kept}"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
     fn finish(&mut self, _end: Instant) -> Result<(), Broken> {
         match self.pending.take() {
@@ -271,11 +283,17 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
 }
 
 impl AdoptHigherTerm {
+    /// Where message `id` is in `in_flight` (or would go).
+    fn find(&self, id: u64) -> Result<usize, usize> {
+        self.in_flight.binary_search_by_key(&id, |e| e.0)
+    }
+
     fn arrived(&mut self, id: u64) {
-        if let Some(entry) = self.in_flight.get_mut(&id) {
-            entry.1 = entry.1.saturating_sub(1);
-            if entry.1 == 0 {
-                self.in_flight.remove(&id);
+        if let Ok(at) = self.find(id) {
+            let copies = &mut self.in_flight[at].2;
+            *copies = copies.saturating_sub(1);
+            if *copies == 0 {
+                self.in_flight.remove(at);
             }
         }
     }
