@@ -139,6 +139,12 @@ impl Invariant<PbftNode> for Agreement {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(
+            note,
+            PbftNote::PrePrepared { .. } | PbftNote::Committed { .. }
+        )
+    }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let Some((
@@ -197,6 +203,12 @@ impl Invariant<PbftNode> for PreparedAgreement {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(
+            note,
+            PbftNote::PrePrepared { .. } | PbftNote::Prepared { .. }
+        )
+    }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let Some((
@@ -253,6 +265,9 @@ impl Invariant<PbftNode> for CommittedLocalImpliesCommitted {
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(note, PbftNote::Prepared { .. } | PbftNote::Committed { .. })
     }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         match self.correct.note(record) {
@@ -342,6 +357,14 @@ impl Invariant<PbftNode> for SameExecutionOrder {
     fn reads(&self) -> Kinds {
         Kinds::NOTE
     }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(
+            note,
+            PbftNote::PrePrepared { .. }
+                | PbftNote::Executed { .. }
+                | PbftNote::ExecutedNull { .. }
+        )
+    }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
         let (node, seq, digest) = match self.correct.note(record) {
@@ -402,6 +425,9 @@ impl Invariant<PbftNode> for AcceptedResultWasExecuted {
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(note, PbftNote::Executed { .. } | PbftNote::Accepted { .. })
     }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         let Event::Note { node, note } = &record.event else {
@@ -503,6 +529,14 @@ impl Invariant<PbftNode> for CommittedSurvivesViewChange {
     }
     fn reads(&self) -> Kinds {
         Kinds::NOTE
+    }
+    fn reads_note(&self, note: &PbftNote) -> bool {
+        matches!(
+            note,
+            PbftNote::PrePrepared { .. }
+                | PbftNote::Committed { .. }
+                | PbftNote::NewViewEntered { .. }
+        )
     }
     fn observe(&mut self, record: &Record<PbftNode>) -> Result<(), Broken> {
         self.ops.learn(record);
