@@ -1,8 +1,10 @@
 //! Invariants: stateful checkers that read trace records, online or offline.
 //!
-//! A checker sees exactly what a trace file holds (records, notes included), never an actor's
-//! private state; state a checker needs is published by the protocol as notes. So `dsim check`
-//! re-runs the very same checkers over a file a student hands in. A violation is a value, with
+//! A checker sees what a trace file holds (records, notes included), never an actor's private
+//! state; state a checker needs is published by the protocol as notes. So `dsim check` re-runs
+//! the very same checkers over a file a student hands in. Each invariant is handed only the
+//! record kinds it says it reads, in a live run and over a file alike, so a run that keeps no
+//! trace needs to build only the records some invariant reads. A violation is a value, with
 //! the step and time where it was found, so the runner can print how to replay it.
 
 use crate::actor::Actor;
@@ -21,16 +23,18 @@ pub trait Invariant<A: Actor>: DynClone + CloneInto + Debug + Send + Any {
     fn name(&self) -> &'static str;
     /// Reads one record; `Err` explains in words what went wrong.
     fn observe(&mut self, record: &Record<A>) -> Result<(), Broken>;
-    /// The record kinds `observe` reads: a run that keeps no trace builds only these. Say
-    /// less than everything only when `observe` ignores every other kind (a test runs each
-    /// protocol with and without a trace and compares the violations).
+    /// The record kinds `observe` reads: it is handed only these, traced or not, and a run
+    /// that keeps no trace builds no record nobody reads. Say less than everything only when
+    /// `observe` ignores every other kind (a test shows every bundled run's other records to
+    /// each invariant and checks that it neither breaks nor changes).
     fn reads(&self) -> Kinds {
         Kinds::ALL
     }
     /// Whether `observe` reads `note`, when [`Invariant::reads`] has notes: a run that keeps no
     /// trace builds a note's record only when some invariant reads that note (most notes
     /// narrate a step; a checker needs a few). Say `false` only for notes `observe` ignores
-    /// (the same test as for `reads` compares runs with and without a trace).
+    /// (the same test as for `reads` checks it, and another compares runs with and without a
+    /// trace).
     fn reads_note(&self, note: &A::Note) -> bool {
         let _ = note;
         true

@@ -2,7 +2,7 @@
 //!
 //! Two events at the same virtual time come out in the order they were pushed, so the order of
 //! a run never depends on the heap's internals. Payloads live in a slab beside the heap, so the
-//! heap moves only 24-byte keys and, once warmed up, pushing and popping allocate nothing.
+//! heap moves only 16-byte keys and, once warmed up, pushing and popping allocate nothing.
 //! Cancellation is not this module's job: the kernel ignores stale timer events when they pop.
 //!
 //! An untimed search never pops in time order: it picks each next event itself. Such a queue is

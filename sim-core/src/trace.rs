@@ -252,7 +252,9 @@ impl Kinds {
     pub const COMMAND: Kinds = Kinds(1 << 7);
     /// `note` records.
     pub const NOTE: Kinds = Kinds(1 << 8);
-    /// `violation` records (read back from a trace file).
+    /// `violation` records: a kind no invariant names, so that [`Event::kind`] has an answer
+    /// for every record. No checker is handed them: a run keeps them apart, and `dsim check`
+    /// skips those a file holds.
     const VIOLATION: Kinds = Kinds(1 << 9);
 
     /// Both sets.

@@ -4,13 +4,16 @@
 //! counterexample kept under `scenarios/regressions/` still breaks what it broke.
 
 use crate::support::{dsim, ron_files, root, scratch, stderr, stdout};
+use protocols::lease::Lease;
 use protocols::paxos::Paxos;
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
+use protocols::register::RegisterPaxos;
 use protocols::ring_store::LiveRing;
+use protocols::token_ring::TokenRingProtocol;
 use scenarios::RunOptions;
 use scenarios::bundled::BUNDLED;
-use sim_core::{Protocol, TraceMode};
+use sim_core::{Event, Protocol, TraceMode};
 
 /// Every bundled scenario with every bug knob of its protocol on (one at a time), plus as
 /// written: the variants the fast-path test compares.
@@ -35,8 +38,9 @@ fn variants() -> Vec<(String, String)> {
 /// Goal: the fast path (no trace, only the record kinds invariants read, one run cloned per
 /// seed) judges a run exactly as a run keeping every record. Method: every bundled scenario, as written and with each bug
 /// knob on, at seeds 0..4: explore's probe against `dsim run`'s first violation. Proves: no
-/// invariant's `reads` or `reads_note` leaves out a record it needs (a wrong one changes a
-/// verdict or its step: shown by narrowing the Paxos filters to `Chosen` notes).
+/// invariant's `reads_note` leaves out a note it needs (a wrong one changes a verdict or its
+/// step: shown by narrowing the Paxos filters to `Chosen` notes). `reads` itself applies to
+/// both runs alike: [`invariants_read_every_kind_they_use`] checks it.
 #[test]
 fn the_fast_path_finds_what_the_full_trace_finds() {
     let mut broken = 0;
@@ -70,6 +74,84 @@ fn the_fast_path_finds_what_the_full_trace_finds() {
         }
     }
     assert!(broken > 10, "the comparison saw violations ({broken})");
+}
+
+/// Every record of `source`'s runs at seeds 0 and 1 (a full trace), each shown to every
+/// invariant that reads it and, on a copy, to every invariant that does not (see
+/// [`invariants_read_every_kind_they_use`]). Returns how many records were shown to copies.
+fn audit_reads<P: Protocol>(name: &str, source: &str) -> usize {
+    let prep = scenarios::load::load::<P>(name, source).ok().unwrap();
+    let mut ignored = 0;
+    for seed in 0..2 {
+        let mut sim = scenarios::run::build(&prep, seed);
+        sim.set_trace(TraceMode::Memory(Vec::new()));
+        sim.run();
+        let mut invariants = P::invariants(&prep.doc.config);
+        for record in sim.take_records() {
+            if matches!(record.event, Event::Violation { .. }) {
+                continue;
+            }
+            for invariant in &mut invariants {
+                let reads = invariant.reads().contains(record.event.kind())
+                    && match &record.event {
+                        Event::Note { note, .. } => invariant.reads_note(note),
+                        _ => true,
+                    };
+                if reads {
+                    let _ = invariant.observe(&record);
+                    continue;
+                }
+                let mut copy = invariant.clone();
+                let before = format!("{invariant:?}");
+                let said = copy.observe(&record);
+                let what = format!(
+                    "{name} seed {seed}: {} shown {:?}",
+                    invariant.name(),
+                    record
+                );
+                assert!(
+                    said.is_ok(),
+                    "{what} it does not read, and it broke: {said:?}"
+                );
+                assert_eq!(
+                    format!("{copy:?}"),
+                    before,
+                    "{what} it does not read, and it changed"
+                );
+                ignored += 1;
+            }
+        }
+    }
+    ignored
+}
+
+/// Goal: an invariant's `reads` (and `reads_note`) name every record its `observe` uses. A
+/// checker hands each invariant only the kinds it reads, traced or not, so a kind left out
+/// would be ignored in every run, and no comparison of runs could tell. Method: every bundled
+/// scenario, as written and with each bug knob on, seeds 0 and 1, with a full trace; every
+/// record is also shown to a copy of each invariant that does not read it. Proves: the copy
+/// neither breaks nor changes (its `Debug` text, which shows every field). Raft's
+/// leader-log-up-to-date once read only notes while its log ledger forgot a crashed leader on
+/// the crash's fault record: this test caught it.
+#[test]
+fn invariants_read_every_kind_they_use() {
+    let mut ignored = 0;
+    for (name, text) in variants() {
+        ignored += match scenarios::load::protocol_of(&name, &text).unwrap().as_str() {
+            "paxos" => audit_reads::<Paxos>(&name, &text),
+            "raft" => audit_reads::<Raft>(&name, &text),
+            "ring" => audit_reads::<LiveRing>(&name, &text),
+            "pbft" => audit_reads::<Pbft>(&name, &text),
+            "lease" => audit_reads::<Lease>(&name, &text),
+            "register" => audit_reads::<RegisterPaxos>(&name, &text),
+            "token-ring" => audit_reads::<TokenRingProtocol>(&name, &text),
+            other => panic!("{name}: protocol {other} is not audited here: add it"),
+        };
+    }
+    assert!(
+        ignored > 10_000,
+        "records shown to invariants that skip them: {ignored}"
+    );
 }
 
 /// A run of `source` at `seed`, recording its choices, then the same run following them: both

@@ -318,8 +318,9 @@ impl Invariant<RaftNode> for LeaderLogUpToDate {
     fn memory(&self, state: &mut dyn Hasher) {
         hash_memory(&(AsSet(&self.logs), &self.entries), state);
     }
+    /// Notes, and faults: the log ledger forgets who leads when that leader crashes.
     fn reads(&self) -> Kinds {
-        Kinds::NOTE
+        Kinds::NOTE.or(Kinds::FAULT)
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         if let Change::Log { node, .. } = self.entries.observe(record) {
