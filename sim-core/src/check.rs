@@ -308,3 +308,110 @@ impl<A: Actor> Checker<A> {
         &self.violations
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actor::Context;
+    use crate::trace::Event;
+    use crate::{Message, MsgId, NodeId};
+
+    #[derive(Clone, Debug, Hash, Serialize, Deserialize)]
+    struct Ping;
+    impl Message for Ping {
+        const KINDS: &'static [&'static str] = &["Ping"];
+        fn kind(&self) -> &'static str {
+            "Ping"
+        }
+    }
+
+    /// An actor whose notes are numbers; it never runs here.
+    #[derive(Clone, Debug, Hash)]
+    struct Quiet;
+    impl Actor for Quiet {
+        type Msg = Ping;
+        type Timer = ();
+        type Note = u8;
+        type Command = ();
+        fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, _: Ping) {}
+        fn on_timer(&mut self, _: &mut Context<'_, Self>, _: ()) {}
+    }
+
+    /// Reads `reads`, and of the notes only `note`; remembers the kinds it was handed.
+    #[derive(Clone, Debug)]
+    struct Seen {
+        reads: Kinds,
+        note: u8,
+        handed: Vec<Kinds>,
+    }
+    impl Invariant<Quiet> for Seen {
+        fn name(&self) -> &'static str {
+            "seen"
+        }
+        fn observe(&mut self, record: &Record<Quiet>) -> Result<(), Broken> {
+            self.handed.push(record.event.kind());
+            Ok(())
+        }
+        fn reads(&self) -> Kinds {
+            self.reads
+        }
+        fn reads_note(&self, note: &u8) -> bool {
+            *note == self.note
+        }
+    }
+
+    fn record(event: Event<Quiet>) -> Record<Quiet> {
+        Record {
+            step: 1,
+            time: Instant::ZERO,
+            event,
+        }
+    }
+
+    /// Each invariant is handed the kinds it reads and no other; a note is wanted when an
+    /// invariant reading notes reads that one; a copy into another checker keeps both rules.
+    #[test]
+    fn a_checker_hands_each_invariant_what_it_reads() {
+        let notes = Seen {
+            reads: Kinds::NOTE,
+            note: 1,
+            handed: Vec::new(),
+        };
+        let sends = Seen {
+            reads: Kinds::SEND,
+            note: 0,
+            handed: Vec::new(),
+        };
+        let mut checker = Checker::new(vec![Box::new(notes), Box::new(sends)]);
+        assert!(checker.reads_note(&1));
+        assert!(
+            !checker.reads_note(&2),
+            "the sends' reader is not asked about notes"
+        );
+        let name: crate::Name = "a".into();
+        checker.observe(&record(Event::Send {
+            id: MsgId(1),
+            from: name.clone(),
+            to: name.clone(),
+            msg: Ping,
+        }));
+        checker.observe(&record(Event::Note {
+            node: name,
+            note: 1,
+        }));
+        let mut copy = Checker::<Quiet>::default();
+        copy.clone_from(&checker);
+        for c in [&checker, &copy] {
+            let handed: Vec<String> = c.invariants.iter().map(|i| format!("{i:?}")).collect();
+            assert!(
+                handed[0].contains(&format!("handed: [{:?}]", Kinds::NOTE)),
+                "{handed:?}"
+            );
+            assert!(
+                handed[1].contains(&format!("handed: [{:?}]", Kinds::SEND)),
+                "{handed:?}"
+            );
+            assert!(c.reads_note(&1) && !c.reads_note(&2));
+        }
+    }
+}
