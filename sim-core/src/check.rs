@@ -313,17 +313,9 @@ impl<A: Actor> Checker<A> {
 mod tests {
     use super::*;
     use crate::actor::Context;
+    use crate::testing::Ping;
     use crate::trace::Event;
-    use crate::{Message, MsgId, NodeId};
-
-    #[derive(Clone, Debug, Hash, Serialize, Deserialize)]
-    struct Ping;
-    impl Message for Ping {
-        const KINDS: &'static [&'static str] = &["Ping"];
-        fn kind(&self) -> &'static str {
-            "Ping"
-        }
-    }
+    use crate::{MsgId, NodeId};
 
     /// An actor whose notes are numbers; it never runs here.
     #[derive(Clone, Debug, Hash)]

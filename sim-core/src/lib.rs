@@ -45,6 +45,8 @@ pub mod protocol;
 pub mod queue;
 pub mod rng;
 pub mod symmetry;
+#[cfg(test)]
+mod testing;
 pub mod time;
 pub mod trace;
 

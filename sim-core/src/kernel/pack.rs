@@ -250,18 +250,10 @@ impl<A: Actor> ActorCache<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NodeId;
     use crate::actor::Context;
     use crate::kernel::{Delivery, Move, MoveKind, SimConfig};
-    use crate::{Message, NodeId};
-
-    #[derive(Clone, Debug, Hash, serde::Serialize, serde::Deserialize)]
-    struct Ping;
-    impl Message for Ping {
-        const KINDS: &'static [&'static str] = &["Ping"];
-        fn kind(&self) -> &'static str {
-            "Ping"
-        }
-    }
+    use crate::testing::Ping;
 
     /// Node 0 pings node 1, node 2, and node 1 again; a node counts the pings it got.
     #[derive(Clone, Debug, Hash)]
