@@ -147,6 +147,11 @@ impl AcceptLedger {
         self.accept_by(who, n, value)
     }
 
+    /// [`AcceptLedger::index`] of a record's name, by name (one comparison each).
+    fn index_of(&self, acceptor: &Name) -> Option<usize> {
+        self.acceptors.iter().position(|a| a == acceptor)
+    }
+
     /// The acceptor's index (its bit), if it is one of the cluster's.
     fn index(&self, acceptor: &str) -> Option<usize> {
         self.acceptors
@@ -241,7 +246,7 @@ fn chosen_fact(ledger: &mut AcceptLedger, record: &Record<PaxosNode>) -> Option<
             value: value.clone(),
             witness: Witness::Learned(node.clone()),
         }),
-        PaxosNote::Accepted { n, value } => ledger.accept(node, *n, value),
+        PaxosNote::Accepted { n, value } => ledger.accept_by(ledger.index_of(node)?, *n, value),
         _ => None,
     }
 }
@@ -433,7 +438,7 @@ impl Invariant<PaxosNode> for ChosenValueIsStable {
                 ));
             }
         }
-        let Some(who) = self.ledger.index(node) else {
+        let Some(who) = self.ledger.index_of(node) else {
             self.strays
                 .insert((*n, value.clone(), NodeName::from(node)));
             return Ok(());

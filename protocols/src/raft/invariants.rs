@@ -228,11 +228,11 @@ impl Invariant<RaftNode> for AdoptHigherTerm {
                 let known = self.terms.get(&**to).copied().unwrap_or(0);
                 if let Some(term) = term.filter(|&t| t > known) {
                     self.pending = Some((
-                        NodeName::from(&**to),
+                        NodeName::from(to),
                         record.step,
                         term,
                         msg_kind.clone(),
-                        NodeName::from(&**from),
+                        NodeName::from(from),
                     ));
                 }
             }

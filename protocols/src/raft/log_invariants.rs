@@ -327,7 +327,7 @@ impl Invariant<RaftNode> for StateMachineSafety {
                 Some(_) => {}
                 None => {
                     self.applied
-                        .insert(index, (entry.clone(), NodeName::from(&**node)));
+                        .insert(index, (entry.clone(), NodeName::from(node)));
                 }
             }
         }

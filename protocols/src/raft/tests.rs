@@ -9,7 +9,6 @@ use super::*;
 use sim_core::{
     Actor, Duration, Effect, Event, Fault, Instant, Invariant, MsgId, NodeId, Record, TestContext,
 };
-use std::sync::Arc;
 
 const N1: NodeId = NodeId(0);
 const N2: NodeId = NodeId(1);
@@ -365,7 +364,7 @@ fn n(step: u64, ms: u64, node: &str, note: RaftNote) -> Record<RaftNode> {
         step,
         ms,
         Event::Note {
-            node: Arc::from(node),
+            node: sim_core::Name::from(node),
             note,
         },
     )
@@ -485,8 +484,8 @@ fn adopt_higher_term_on_records() {
         1,
         Event::Send {
             id: MsgId(1),
-            from: Arc::from("nodo-3"),
-            to: Arc::from("nodo-1"),
+            from: sim_core::Name::from("nodo-3"),
+            to: sim_core::Name::from("nodo-1"),
             msg: RaftMsg::AppendEntriesReply {
                 term: 4,
                 success: false,
@@ -501,8 +500,8 @@ fn adopt_higher_term_on_records() {
         2,
         Event::Deliver {
             id: MsgId(1),
-            from: Arc::from("nodo-3"),
-            to: Arc::from("nodo-1"),
+            from: sim_core::Name::from("nodo-3"),
+            to: sim_core::Name::from("nodo-1"),
             msg_kind: "AppendEntriesReply".into(),
         },
     );
@@ -543,7 +542,7 @@ fn leader_within_bound_on_records() {
             3,
             1000,
             Event::Fault {
-                fault: Fault::Pause(Arc::from("nodo-1")),
+                fault: Fault::Pause(sim_core::Name::from("nodo-1")),
             },
         ),
         n(4, 1150, "nodo-2", tc(2)),

@@ -2,9 +2,9 @@
 //! [`crate::symmetry`]): what `NodeId`'s and `NodeName`'s `Hash` read. A child of `id`, so the
 //! ids need nothing of the search's module.
 
+use super::Name;
 use std::cell::RefCell;
 use std::hash::Hasher;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether any thread has ever put a renaming in force: until then, hashing an id reads no
@@ -13,7 +13,7 @@ static EVER: AtomicBool = AtomicBool::new(false);
 
 /// A renaming as hashing reads it: the new id of each id (empty: none in force), and each
 /// renamed node's (old name, new name).
-type InForce = (Vec<u32>, Vec<(Arc<str>, Arc<str>)>);
+type InForce = (Vec<u32>, Vec<(Name, Name)>);
 
 thread_local! {
     /// The renaming in force on this thread.
@@ -73,7 +73,7 @@ impl Drop for Restore {
 /// giving each renamed node's (old name, new name).
 pub(crate) fn in_force<R>(
     ids: &[u32],
-    names: impl Iterator<Item = (Arc<str>, Arc<str>)>,
+    names: impl Iterator<Item = (Name, Name)>,
     f: impl FnOnce() -> R,
 ) -> R {
     EVER.store(true, Ordering::Relaxed);

@@ -8,7 +8,6 @@ use crate::id::{Name, NodeId};
 use crate::time::Instant;
 use crate::trace::{Event, Fault, Kinds};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 impl<A: Actor> Sim<A> {
     pub(super) fn act(&mut self, action: Action<A::Command>) {
@@ -151,7 +150,7 @@ impl<A: Actor> Sim<A> {
         match self.claimant(role, eligible) {
             Some(node) => self.act(action.on(node)),
             None => self.fault(Fault::Vacant {
-                role: Arc::from(role),
+                role: Name::from(role),
                 action: Cow::Borrowed(action.name()),
             }),
         }

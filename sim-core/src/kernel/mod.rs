@@ -342,7 +342,7 @@ impl<A: Actor> Sim<A> {
         self.nodes.push(Node {
             actor: Arc::new(actor),
             facts: Arc::new(NodeFacts {
-                name: Arc::from(name),
+                name: Name::from(name),
                 identity,
                 armings: Armings::default(),
                 clock: Clock::default(),
@@ -855,7 +855,7 @@ impl<A: Actor> Sim<A> {
             let to_name: Name = if known {
                 self.nodes[to.index()].name.clone()
             } else {
-                Arc::from(format!("#{}", to.0))
+                Name::from(format!("#{}", to.0))
             };
             self.emit(Event::Send {
                 id,
@@ -912,7 +912,7 @@ impl<A: Actor> Sim<A> {
         if self.observing(Kinds::DROP) {
             let to: Name = match self.nodes.get(to.index()) {
                 Some(node) => node.name.clone(),
-                None => Arc::from(format!("#{}", to.0)),
+                None => Name::from(format!("#{}", to.0)),
             };
             self.emit(Event::Drop {
                 id,

@@ -3,14 +3,13 @@
 
 use crate::paxos::{Agreement, ChosenValueIsStable, PaxosCommand, PaxosNode, PaxosNote, Validity};
 use sim_core::{Event, Instant, Invariant, Record};
-use std::sync::Arc;
 
 fn note(node: &str, note: PaxosNote) -> Record<PaxosNode> {
     Record {
         step: 1,
         time: Instant::ZERO,
         event: Event::Note {
-            node: Arc::from(node),
+            node: sim_core::Name::from(node),
             note,
         },
     }
@@ -105,7 +104,7 @@ fn validity_catches_a_value_nobody_proposed() {
         step: 1,
         time: Instant::ZERO,
         event: Event::Command {
-            node: Arc::from("relay-1"),
+            node: sim_core::Name::from("relay-1"),
             command: PaxosCommand::ProposeValue("zzz".into()),
             accepted: true,
         },
