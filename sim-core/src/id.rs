@@ -241,7 +241,8 @@ mod tests {
         assert!(std::ptr::eq(made.as_str(), read.as_str()));
         assert_eq!(made, read);
         assert_ne!(made, Name::from(String::from("relay-2")));
-        assert!(Name::from("a1") < Name::from("a2"));
+        let (a1, a2) = (Name::from("a1"), Name::from("a2"));
+        assert_eq!(a1.cmp(&a2), std::cmp::Ordering::Less);
         assert_eq!(serde_json::to_string(&made).unwrap(), "\"relay-1\"");
         assert_eq!(format!("{made} {made:?}"), "relay-1 \"relay-1\"");
         assert_eq!(
