@@ -41,8 +41,10 @@ impl fmt::Display for NodeId {
 /// A node's name as it appears in traces. Names are interned: each distinct text is kept once
 /// for the life of the process, so a record copies a name as two words, with no allocation and
 /// no reference count to touch (a run makes a record per step, each naming one or two nodes).
-/// Names come from scenario files, configs and trace files, so the texts kept are few. It
-/// reads, compares, orders and hashes as its text, and writes and reads as a plain string.
+/// Names come from scenario files, configs and trace files, and a message to a node that does
+/// not exist names it `#<id>`: the texts kept are few unless a file or a protocol bug makes
+/// them many (each is kept until the process ends). A name reads, compares, orders and hashes
+/// as its text, and writes and reads as a plain string.
 #[derive(Clone, PartialOrd, Ord)]
 pub struct Name(&'static str);
 
@@ -151,8 +153,18 @@ impl Serialize for Name {
 
 impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Name, D::Error> {
-        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
-        Ok(Name::intern(&text))
+        /// Interns the text where the format lends it, without a copy of its own.
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Name, E> {
+                Ok(Name::intern(text))
+            }
+        }
+        deserializer.deserialize_str(Text)
     }
 }
 
@@ -199,6 +211,12 @@ impl From<&Name> for NodeName {
 impl fmt::Display for NodeName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<Name> for NodeName {
+    fn eq(&self, other: &Name) -> bool {
+        self.0 == *other
     }
 }
 

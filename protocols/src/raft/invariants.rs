@@ -13,7 +13,7 @@ use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
 use sim_core::check::hash_memory;
 use sim_core::symmetry::AsSet;
-use sim_core::{Broken, NodeName};
+use sim_core::{Broken, Name, NodeName};
 use sim_core::{Duration, Event, Fault, Instant, Invariant, Kinds, Record};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -34,7 +34,7 @@ pub fn all(elect_within_ms: Option<u64>) -> Vec<Box<dyn Invariant<RaftNode>>> {
     invariants
 }
 
-fn note(record: &Record<RaftNode>) -> Option<(&str, &RaftNote)> {
+fn note(record: &Record<RaftNode>) -> Option<(&Name, &RaftNote)> {
     match &record.event {
         Event::Note { node, note } => Some((node, note)),
         _ => None,
@@ -94,7 +94,7 @@ impl Invariant<RaftNode> for OneVotePerTerm {
     }
     fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
         let (node, term, candidate) = match note(record) {
-            Some((node, RaftNote::BecameCandidate { term })) => (node, *term, node),
+            Some((node, RaftNote::BecameCandidate { term })) => (node, *term, node.as_str()),
             Some((node, RaftNote::VoteGranted { term, candidate })) => (node, *term, &**candidate),
             _ => return Ok(()),
         };
@@ -134,7 +134,7 @@ impl Invariant<RaftNode> for TermsNeverDecrease {
         let Some((node, note)) = note(record) else {
             return Ok(());
         };
-        let known = self.terms.get(node).copied().unwrap_or(0);
+        let known = self.terms.get(node.as_str()).copied().unwrap_or(0);
         let (from, to) = match *note {
             RaftNote::Started { current_term, .. } => (current_term, current_term),
             RaftNote::TermChanged { from, to } => (from, to),

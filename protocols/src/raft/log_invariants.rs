@@ -10,7 +10,7 @@ use crate::raft::log::Entry;
 use crate::raft::node::RaftNode;
 use crate::raft::notes::RaftNote;
 use sim_core::check::hash_memory;
-use sim_core::{Broken, NodeName};
+use sim_core::{Broken, Name, NodeName};
 use sim_core::{Event, Fault, Invariant, Kinds, Record};
 use std::collections::BTreeMap;
 use std::hash::Hasher;
@@ -43,9 +43,9 @@ impl std::hash::Hash for Logs {
 /// What a record did to the logs.
 pub(crate) enum Change<'a> {
     /// `node`'s log changed; `dropped` entries were deleted from it first.
-    Log { node: &'a str, dropped: u64 },
+    Log { node: &'a Name, dropped: u64 },
     /// `node` became leader of `term`.
-    Leader { node: &'a str, term: u64 },
+    Leader { node: &'a Name, term: u64 },
     /// Nothing the logs show.
     None,
 }
