@@ -554,7 +554,20 @@ impl<A: Actor> Sim<A> {
     /// Whether a record of `kind` would be read: by the trace, or by an invariant.
     #[inline]
     fn observing(&self, kind: Kinds) -> bool {
-        !matches!(self.trace, TraceMode::Off) || self.checker.reads().contains(kind)
+        self.tracing() || self.checker.reads().contains(kind)
+    }
+
+    /// Whether `note`'s record would be read: by the trace, or by an invariant that reads
+    /// that note (see `Invariant::reads_note`).
+    #[inline]
+    fn observing_note(&self, note: &A::Note) -> bool {
+        self.tracing() || self.checker.reads_note(note)
+    }
+
+    /// Whether the run keeps a trace, which reads every record.
+    #[inline]
+    fn tracing(&self) -> bool {
+        !matches!(self.trace, TraceMode::Off)
     }
 
     fn emit(&mut self, event: Event<A>) {
@@ -822,7 +835,7 @@ impl<A: Actor> Sim<A> {
                 self.nodes[node.index()].timers.retain(|t| t.timer != timer);
             }
             Effect::Note(note) => {
-                if !matches!(self.trace, TraceMode::Off) || self.checker.reads_note(&note) {
+                if self.observing_note(&note) {
                     let name = self.nodes[node.index()].name.clone();
                     self.emit(Event::Note { node: name, note });
                 }
