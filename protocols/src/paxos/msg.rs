@@ -9,10 +9,13 @@ use serde::{Deserialize, Serialize};
 /// A proposal number: `round * multiplier + proposer id`, unique per proposer and round.
 pub type Number = u64;
 
-/// A value as proposed, accepted and chosen: shared text, so that the many copies a round
-/// makes (in every `Accept`, every `Accepted`, every acceptor's memory and note) cost no
-/// allocation each. It reads and writes as a plain string.
-pub type Value = std::sync::Arc<str>;
+/// A value as proposed, accepted and chosen: interned text, as node names are (see
+/// [`sim_core::Name`]), so that the many copies a round makes (in every `Accept`, every
+/// `Accepted`, every acceptor's memory and note) are a pointer copy each, with no allocation
+/// and no reference count, and telling two values apart is one comparison. Values come from
+/// the config and the scenario's commands, so the texts kept are few. It reads and writes as
+/// a plain string.
+pub type Value = sim_core::Name;
 
 /// A proposal as an acceptor remembers it: the number it was accepted with, and its value.
 pub type Proposal = (Number, Value);
