@@ -467,12 +467,12 @@ fn probe_chunk<P: Protocol>(
     mut states: Option<&mut Vec<u64>>,
 ) -> Vec<(u64, Finding)> {
     let template = build(prep, seeds.first().copied().unwrap_or(0), &[]);
-    // Each seed's run is copied into the last one's, reusing its buffers.
+    // Each seed's run is copied into the last one's, reusing its buffers and its nodes' states.
     let mut sim = template.clone();
     seeds
         .iter()
         .filter_map(|&seed| {
-            sim.clone_from(&template);
+            sim.restart_from(&template);
             sim.reseed(seed);
             let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
             if planned.link != prep.link {
