@@ -191,7 +191,7 @@ impl LearnerState {
 }
 
 /// One Paxos node and the roles it plays.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct PaxosNode {
     /// Who the acceptors and learners are.
     pub cluster: std::sync::Arc<Cluster>,
@@ -211,6 +211,62 @@ pub struct PaxosNode {
     pub numbering: Numbering,
     /// Deliberate mistakes in force.
     pub bugs: Bugs,
+}
+
+/// Field by field, so that `clone_from` (a search copies every seed's run from one built run)
+/// keeps the cluster when both already share it, touching no reference count, and copies each
+/// role into the old one. The destructuring names every field: one added and not copied here
+/// does not compile.
+impl Clone for PaxosNode {
+    fn clone(&self) -> Self {
+        let PaxosNode {
+            cluster,
+            proposer,
+            acceptor,
+            learner,
+            phase_timeout,
+            on_timeout,
+            count_promises,
+            numbering,
+            bugs,
+        } = self;
+        PaxosNode {
+            cluster: cluster.clone(),
+            proposer: proposer.clone(),
+            acceptor: acceptor.clone(),
+            learner: learner.clone(),
+            phase_timeout: *phase_timeout,
+            on_timeout: *on_timeout,
+            count_promises: *count_promises,
+            numbering: *numbering,
+            bugs: *bugs,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        let PaxosNode {
+            cluster,
+            proposer,
+            acceptor,
+            learner,
+            phase_timeout,
+            on_timeout,
+            count_promises,
+            numbering,
+            bugs,
+        } = source;
+        if !std::sync::Arc::ptr_eq(&self.cluster, cluster) {
+            self.cluster = cluster.clone();
+        }
+        self.proposer.clone_from(proposer);
+        self.acceptor.clone_from(acceptor);
+        self.learner.clone_from(learner);
+        self.phase_timeout = *phase_timeout;
+        self.on_timeout = *on_timeout;
+        self.count_promises = *count_promises;
+        self.numbering = *numbering;
+        self.bugs = *bugs;
+    }
 }
 
 impl std::hash::Hash for PaxosNode {
@@ -272,7 +328,6 @@ impl PaxosNode {
         self.end_phase(ctx, Ending::Superseded);
         let timeout = self.phase_timeout;
         let numbering = self.numbering;
-        let cluster = self.cluster.clone(); // A reference count, not a list.
         let Some(p) = self.proposer.as_mut() else {
             return;
         };
@@ -291,7 +346,7 @@ impl PaxosNode {
             value: p.value.clone(),
         });
         ctx.set_timer(PaxosTimer::Phase(n), timeout);
-        ctx.broadcast(&cluster.acceptors, &PaxosMsg::Prepare { n });
+        ctx.broadcast(&self.cluster.acceptors, &PaxosMsg::Prepare { n });
     }
 
     fn on_promise(
@@ -387,8 +442,7 @@ impl PaxosNode {
             value: value.clone(),
         });
         ctx.set_timer(PaxosTimer::Phase(n), self.phase_timeout);
-        let cluster = self.cluster.clone();
-        ctx.broadcast(&cluster.acceptors, &PaxosMsg::Accept { n, value });
+        ctx.broadcast(&self.cluster.acceptors, &PaxosMsg::Accept { n, value });
     }
 
     fn on_nack(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, n: Number, promised: Number) {
