@@ -472,7 +472,7 @@ fn probe_chunk<P: Protocol>(
     seeds
         .iter()
         .filter_map(|&seed| {
-            sim.restart_from(&template);
+            sim.clone_from(&template);
             sim.reseed(seed);
             let planned = faults.seed_faults(seed, prep.nodes.len(), prep.link);
             if planned.link != prep.link {

@@ -72,7 +72,7 @@ impl<A: Actor> Sim<A> {
         slot.status = Status::Crashed;
         slot.timers.clear();
         slot.crashed_claim = if keep_claim { slot.actor.claim() } else { None };
-        std::sync::Arc::make_mut(&mut slot.actor).on_crash();
+        slot.actor.make_mut().on_crash();
         slot.dirty = true;
         self.fault(Fault::Crash(self.nodes[node.index()].name.clone()));
     }

@@ -11,6 +11,7 @@
 
 mod actions;
 mod copy;
+mod held;
 mod pack;
 mod untimed;
 
@@ -29,10 +30,10 @@ use crate::queue::EventQueue;
 use crate::rng::{SimRng, Stream};
 use crate::time::{self, Duration, Instant};
 use crate::trace::{Event, Kinds, Record, TraceMode};
+use held::Held;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 /// Bounds on a run, so that no run can loop forever.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,14 +180,14 @@ struct PendingTimer<T> {
 /// [`NodeFacts`], reached through `Deref`) what seldom does.
 #[derive(Debug)]
 struct Node<A: Actor> {
-    /// Shared between copies of the simulation until one of them changes it (copy on write):
-    /// a copy of a state costs a reference count per node, and an exhaustive search's
-    /// millions of states share the actor states they have in common, as stateright's do.
-    actor: Arc<A>,
-    /// The node's name, identity, clock and the like, shared between copies of a state in the
-    /// same way: `node.name` reads them, and writing one (`node.clock = ...`) copies them
+    /// Owned in a timed run; in an untimed one, shared between copies of the simulation until
+    /// one of them changes it (copy on write): a copy of a state costs a reference count per
+    /// node, and an exhaustive search's millions of states share the actor states they have
+    /// in common, as stateright's do (see `held`).
+    actor: Held<A>,
+    /// The node's name, identity, clock and the like, held in the same way: `node.name` reads them, and writing one (`node.clock = ...`) copies them
     /// first if another state shares them.
-    facts: Arc<NodeFacts>,
+    facts: Held<NodeFacts>,
     draws: Draws,
     status: Status,
     timers: Vec<PendingTimer<A::Timer>>,
@@ -221,7 +222,7 @@ impl<A: Actor> std::ops::Deref for Node<A> {
 
 impl<A: Actor> std::ops::DerefMut for Node<A> {
     fn deref_mut(&mut self) -> &mut NodeFacts {
-        Arc::make_mut(&mut self.facts)
+        self.facts.make_mut()
     }
 }
 
@@ -340,8 +341,8 @@ impl<A: Actor> Sim<A> {
     fn push_node(&mut self, name: &str, actor: A, identity: NodeId) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
-            actor: Arc::new(actor),
-            facts: Arc::new(NodeFacts {
+            actor: Held::new(actor),
+            facts: Held::new(NodeFacts {
                 name: Name::from(name),
                 identity,
                 armings: Armings::default(),
@@ -354,6 +355,11 @@ impl<A: Actor> Sim<A> {
             hash: 0,
             dirty: true,
         });
+        if self.untimed {
+            let node = self.nodes.last_mut().expect("pushed");
+            node.actor.share();
+            node.facts.share();
+        }
         self.queue.push(self.now, Pending::Start(id));
         id
     }
@@ -796,7 +802,7 @@ impl<A: Actor> Sim<A> {
             &mut slot.draws,
             &mut effects,
         );
-        handler(Arc::make_mut(&mut slot.actor), &mut ctx);
+        handler(slot.actor.make_mut(), &mut ctx);
         slot.dirty = true;
         for effect in effects.drain(..) {
             self.apply(node, effect);

@@ -129,11 +129,11 @@ impl<A: Actor> Sim<A> {
                     dirty,
                 } = node;
                 PackedNode {
-                    actor: match actors.as_deref_mut() {
-                        Some(cache) if !dirty => cache.share(*hash, actor),
-                        _ => Arc::clone(actor),
+                    actor: match (actors.as_deref_mut(), actor.shared()) {
+                        (Some(cache), Some(shared)) if !dirty => cache.share(*hash, shared),
+                        _ => actor.to_shared(),
                     },
-                    facts: Arc::clone(facts),
+                    facts: facts.to_shared(),
                     draws: match draws.fixed_taken() {
                         Some(taken) => PackedDraws::Fixed(taken),
                         None => PackedDraws::Other(Box::new(draws.clone())),
@@ -178,12 +178,8 @@ impl<A: Actor> Sim<A> {
             "a state is unpacked into a run of its own search"
         );
         for (node, p) in self.nodes.iter_mut().zip(packed.nodes.iter()) {
-            if !Arc::ptr_eq(&node.actor, &p.actor) {
-                node.actor = Arc::clone(&p.actor);
-            }
-            if !Arc::ptr_eq(&node.facts, &p.facts) {
-                node.facts = Arc::clone(&p.facts);
-            }
+            node.actor.set_shared(&p.actor);
+            node.facts.set_shared(&p.facts);
             match &p.draws {
                 PackedDraws::Fixed(taken) => node.draws.set_fixed(*taken),
                 PackedDraws::Other(draws) => node.draws.clone_from(draws),
@@ -306,7 +302,19 @@ mod tests {
         }
         let mut h = crate::hash::BufferHasher::default();
         assert_eq!(one.untimed_hash(&mut h), other.untimed_hash(&mut h));
-        assert!(!Arc::ptr_eq(&one.nodes[1].actor, &other.nodes[1].actor));
+        let shared = |sim: &Sim<Counter>, i: usize| {
+            Arc::clone(
+                sim.nodes[i]
+                    .actor
+                    .shared()
+                    .expect("an untimed run shares its nodes' states"),
+            )
+        };
+        assert!(!Arc::ptr_eq(&shared(&one, 1), &shared(&other, 1)));
+        assert!(
+            Arc::ptr_eq(&shared(&one, 0), &shared(&other, 0)),
+            "untouched: still shared"
+        );
         let mut cache = ActorCache::default();
         let (a, b) = (
             one.pack_sharing(None, Some(&mut cache)),

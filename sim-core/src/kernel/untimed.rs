@@ -161,6 +161,8 @@ impl<A: Actor> Sim<A> {
         self.queue.unordered();
         for node in &mut self.nodes {
             node.draws.fix();
+            node.actor.share();
+            node.facts.share();
         }
         let mut starts: Vec<(u64, u32)> = self
             .queue
