@@ -69,31 +69,9 @@ clone_reusing_buffers!(Node {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NodeId;
-    use crate::actor::Context;
     use crate::kernel::SimConfig;
     use crate::kernel::held::Held;
-    use crate::testing::Ping;
-
-    /// Node 0 pings the other two at its start; a node counts the pings it got.
-    #[derive(Clone, Debug, Hash)]
-    struct Counter(u32);
-    impl Actor for Counter {
-        type Msg = Ping;
-        type Timer = ();
-        type Note = ();
-        type Command = ();
-        fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
-            if ctx.id() == NodeId(0) {
-                ctx.send(NodeId(1), Ping);
-                ctx.send(NodeId(2), Ping);
-            }
-        }
-        fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, _: Ping) {
-            self.0 += 1;
-        }
-        fn on_timer(&mut self, _: &mut Context<'_, Self>, _: ()) {}
-    }
+    use crate::testing::Counter;
 
     /// A timed run copied from a template (as a search starts each seed) is the template's
     /// copy, as a clone is, and goes on to the same end; it copies the nodes' states into the

@@ -247,33 +247,8 @@ impl<A: Actor> ActorCache<A> {
 mod tests {
     use super::*;
     use crate::NodeId;
-    use crate::actor::Context;
     use crate::kernel::{Delivery, Move, MoveKind, SimConfig};
-    use crate::testing::Ping;
-
-    /// Node 0 pings node 1, node 2, and node 1 again; a node counts the pings it got.
-    #[derive(Clone, Debug, Hash)]
-    struct Counter(u32);
-    impl Actor for Counter {
-        type Msg = Ping;
-        type Timer = ();
-        type Note = ();
-        type Command = ();
-        fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
-            if ctx.id() == NodeId(0) {
-                ctx.send(NodeId(1), Ping);
-                ctx.send(NodeId(2), Ping);
-                ctx.send(NodeId(1), Ping);
-            }
-        }
-        fn on_message(&mut self, _: &mut Context<'_, Self>, _: NodeId, _: Ping) {
-            self.0 += 1;
-        }
-        fn on_timer(&mut self, _: &mut Context<'_, Self>, _: ()) {}
-        fn same_state(&self, other: &Self) -> bool {
-            self.0 == other.0
-        }
-    }
+    use crate::testing::Counter;
 
     /// Three counters, untimed, started (node 0's pings in flight), and their moves.
     fn three_counters() -> (Sim<Counter>, Vec<Move>) {
