@@ -329,7 +329,7 @@ fn rf1_with_crash_and_restart() {
             restart.2,
             RaftNote::Started {
                 current_term: 2,
-                voted_for: Some(old.clone())
+                voted_for: Some(old.as_str().into())
             },
             "seed {seed}"
         );

@@ -10,7 +10,7 @@ use crate::raft::config::RaftConfig;
 use crate::raft::handler::{Handler, RaftCommand, RaftTimer};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::RaftNote;
-use sim_core::{Context, Duration, NodeId};
+use sim_core::{Context, Duration, Name, NodeId};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -18,20 +18,20 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Pending {
     seq: u64,
-    key: String,
-    value: String,
+    key: Name,
+    value: Name,
 }
 
 /// A client node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Client {
     /// Every node's name, by `NodeId`.
-    names: Arc<[String]>,
+    names: Arc<[Name]>,
     /// How many of them are servers (ids `0..servers`).
     servers: usize,
     retry: Duration,
     /// Writes the scenario asked for and not yet sent: (first server, key, value).
-    queue: VecDeque<(Option<NodeId>, String, String)>,
+    queue: VecDeque<(Option<NodeId>, Name, Name)>,
     current: Option<Pending>,
     next_seq: u64,
     /// The server it sends to: the first, until a reply names the leader.
@@ -43,7 +43,7 @@ impl Client {
     /// A client of `config` (every client starts alike).
     pub fn new(config: &RaftConfig) -> Client {
         Client {
-            names: config.names().into(),
+            names: config.names().iter().map(Name::from).collect(),
             servers: config.nodes.len(),
             retry: Duration::from_millis(config.client_retry_ms),
             queue: VecDeque::new(),
@@ -64,11 +64,11 @@ impl Client {
         self.current.is_some() || !self.queue.is_empty()
     }
 
-    fn name(&self, id: NodeId) -> String {
+    fn name(&self, id: NodeId) -> Name {
         self.names
             .get(id.index())
             .cloned()
-            .unwrap_or_else(|| id.to_string())
+            .unwrap_or_else(|| Name::from(id.to_string()))
     }
 
     /// A restarted client sends its unanswered request again.
@@ -87,13 +87,13 @@ impl Client {
         command: RaftCommand,
     ) {
         let write = match command {
-            RaftCommand::Put(key, value) => (None, key, value),
+            RaftCommand::Put(key, value) => (None, key.into(), value.into()),
             RaftCommand::PutVia(server, key, value) => {
                 let id = self.names[..self.servers]
                     .iter()
-                    .position(|n| *n == server)
+                    .position(|n| *n == *server)
                     .map(|i| NodeId(i as u32));
-                (id, key, value)
+                (id, key.into(), value.into())
             }
         };
         self.queue.push_back(write);

@@ -7,14 +7,15 @@
 //! index of the first.
 
 use crate::raft::log::Write;
+use sim_core::Name;
 use std::collections::BTreeMap;
 
 /// The key-value map and each client's last applied request.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Kv {
-    values: BTreeMap<String, String>,
+    values: BTreeMap<Name, Name>,
     /// Client -> (its last applied request number, the index it was applied at).
-    last: BTreeMap<String, (u64, u64)>,
+    last: BTreeMap<Name, (u64, u64)>,
 }
 
 impl Kv {
@@ -41,7 +42,7 @@ impl Kv {
 
     /// The value of `key`, if written.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(String::as_str)
+        self.values.get(key).map(Name::as_str)
     }
 }
 

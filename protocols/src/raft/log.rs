@@ -7,6 +7,7 @@
 //! property must hold from the start). Election reads the last entry only ([`Log::last`]).
 
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 use std::fmt;
 
 /// The (term, index) of a log's last entry: all the election restriction looks at.
@@ -38,17 +39,20 @@ impl fmt::Display for LastEntry {
 }
 
 /// A client's write, the command of an entry: `key = value`, tagged with the client and its
-/// request number so that a retried request is applied once.
+/// request number so that a retried request is applied once. Its texts are interned (see
+/// [`sim_core::Name`]): they come from the scenario's commands, and an entry is copied into
+/// every `AppendEntries` that carries it, every follower's log and the checkers' copies of the
+/// logs, each copy a few pointers with no allocation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Write {
     /// The client's name.
-    pub client: String,
+    pub client: Name,
     /// The client's request number (from 1).
     pub seq: u64,
     /// The key written.
-    pub key: String,
+    pub key: Name,
     /// The value written.
-    pub value: String,
+    pub value: Name,
 }
 
 impl fmt::Display for Write {

@@ -8,7 +8,7 @@
 
 use crate::raft::log::Entry;
 use serde::{Deserialize, Serialize};
-use sim_core::NodeId;
+use sim_core::{Name, NodeId};
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -76,9 +76,9 @@ pub enum RaftMsg {
         /// The client's request number.
         seq: u64,
         /// The key.
-        key: String,
+        key: Name,
         /// The value.
-        value: String,
+        value: Name,
     },
     /// A server answers a client.
     ClientReply {

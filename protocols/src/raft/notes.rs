@@ -7,6 +7,7 @@
 
 use crate::raft::log::{Entry, LastEntry};
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 
 /// A fact about one node (the node is the record's).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +25,7 @@ pub enum RaftNote {
         /// currentTerm.
         current_term: u64,
         /// votedFor in `current_term`.
-        voted_for: Option<String>,
+        voted_for: Option<Name>,
     },
     /// currentTerm changed (it only ever grows).
     TermChanged {
@@ -43,14 +44,14 @@ pub enum RaftNote {
         /// The RequestVote's term (now the voter's).
         term: u64,
         /// Who got the vote.
-        candidate: String,
+        candidate: Name,
     },
     /// The node refused its vote to `candidate`.
     VoteDenied {
         /// The RequestVote's term.
         term: u64,
         /// Who asked.
-        candidate: String,
+        candidate: Name,
         /// Why, with what was compared.
         reason: DenyReason,
     },
@@ -68,7 +69,7 @@ pub enum RaftNote {
         /// The term it leads.
         term: u64,
         /// Who voted.
-        voter: String,
+        voter: Name,
         /// Votes counted so far.
         votes: u32,
     },
@@ -84,14 +85,14 @@ pub enum RaftNote {
     /// The node learnt who leads its term (a follower accepting a leader's heartbeat).
     Recognised {
         /// The leader.
-        leader: String,
+        leader: Name,
         /// The term it leads.
         term: u64,
     },
     /// A candidate or leader got no reply from `peer` within the RPC timeout.
     RpcTimeout {
         /// The silent peer.
-        peer: String,
+        peer: Name,
         /// The term of the unanswered request.
         term: u64,
     },
@@ -118,7 +119,7 @@ pub enum RaftNote {
     /// entries, deleted the `dropped` after them and appended `entries`.
     Stored {
         /// The leader that sent them (the node itself when a buggy leader drops its tail).
-        leader: String,
+        leader: Name,
         /// Entries kept, from index 1.
         kept: u64,
         /// Entries deleted after them.
@@ -134,7 +135,7 @@ pub enum RaftNote {
         term: u64,
         /// `None`: the leader counted a majority; `Some(leader)`: learnt from its
         /// leaderCommit.
-        by: Option<String>,
+        by: Option<Name>,
     },
     /// The rule of §5.4.2 at work: a majority holds entry `index`, but it is of an older term
     /// than the leader's, so the leader does not commit it by counting replicas.
@@ -157,7 +158,7 @@ pub enum RaftNote {
     /// tries again from `next_index` ("back to the last point in common").
     SteppedBack {
         /// The follower.
-        follower: String,
+        follower: Name,
         /// The index the follower's log did not match at (prevLogIndex).
         mismatch_at: u64,
         /// The new nextIndex.
@@ -168,27 +169,27 @@ pub enum RaftNote {
         /// The client's request number.
         seq: u64,
         /// The server it went to.
-        server: String,
+        server: Name,
         /// The key.
-        key: String,
+        key: Name,
         /// The value.
-        value: String,
+        value: Name,
     },
     /// A follower named the leader; the client sends there.
     Redirected {
         /// The request.
         seq: u64,
         /// The follower.
-        from: String,
+        from: Name,
         /// The leader it named.
-        to: String,
+        to: Name,
     },
     /// No answer in time: the client sends the request again, to the next server.
     Retried {
         /// The request.
         seq: u64,
         /// The server it goes to now.
-        server: String,
+        server: Name,
     },
     /// The leader answered: the write is committed and applied at `index`.
     Acknowledged {
@@ -197,7 +198,7 @@ pub enum RaftNote {
         /// Where it was applied.
         index: u64,
         /// The leader that answered.
-        server: String,
+        server: Name,
     },
 }
 
@@ -214,7 +215,7 @@ pub enum DenyReason {
     /// The voter already voted for someone else in this term.
     AlreadyVoted {
         /// Whom it voted for.
-        voted_for: String,
+        voted_for: Name,
     },
     /// The request's term is older than the voter's.
     StaleTerm {
@@ -231,11 +232,11 @@ pub enum StepDownCause {
         /// The message's kind.
         kind: String,
         /// Who sent it.
-        from: String,
+        from: Name,
     },
     /// A candidate heard from the leader of its own term.
     LeaderOfTerm {
         /// The leader.
-        leader: String,
+        leader: Name,
     },
 }

@@ -18,7 +18,7 @@ use crate::raft::log::{Entry, Write};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::RaftNote;
 use crate::raft::server::{Role, Server};
-use sim_core::{Context, NodeId};
+use sim_core::{Context, Name, NodeId};
 
 /// The most entries one AppendEntries carries; a longer gap takes several round trips.
 pub const MAX_BATCH: usize = 64;
@@ -294,8 +294,8 @@ impl Server {
         ctx: &mut Context<'_, A>,
         from: NodeId,
         seq: u64,
-        key: String,
-        value: String,
+        key: Name,
+        value: Name,
     ) {
         if self.role != Role::Leader || !self.settings.replication {
             ctx.send(

@@ -14,7 +14,7 @@ use crate::raft::log::{LastEntry, Log};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use serde::{Deserialize, Serialize};
-use sim_core::{Context, Duration, Instant, Message, NodeId};
+use sim_core::{Context, Duration, Instant, Message, Name, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -97,7 +97,7 @@ impl std::hash::Hash for Led {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
     /// Every node's name, by `NodeId` (for notes): the servers, then the clients.
-    pub(crate) names: Arc<[String]>,
+    pub(crate) names: Arc<[Name]>,
     /// How many of `names` are servers.
     pub(crate) servers: usize,
     pub(crate) settings: Settings,
@@ -167,7 +167,7 @@ impl Server {
     pub fn new(config: &RaftConfig, id: NodeId) -> Server {
         let spec = &config.nodes[id.index()];
         Server {
-            names: config.names().into(),
+            names: config.names().iter().map(Name::from).collect(),
             servers: config.nodes.len(),
             settings: Settings::of(config, id),
             first_deadline: config
@@ -232,11 +232,11 @@ impl Server {
         self.votes.len()
     }
 
-    pub(crate) fn name(&self, id: NodeId) -> String {
+    pub(crate) fn name(&self, id: NodeId) -> Name {
         self.names
             .get(id.index())
             .cloned()
-            .unwrap_or_else(|| id.to_string())
+            .unwrap_or_else(|| Name::from(id.to_string()))
     }
 
     /// A majority of the servers.
