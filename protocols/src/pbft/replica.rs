@@ -806,7 +806,7 @@ impl Replica {
     /// The result a reply carries: the true one, unless this replica lies.
     fn maybe_lie_in_result(&self, result: OpResult) -> OpResult {
         if self.faults.lie {
-            Some(format!("{}?", result.unwrap_or_default()))
+            Some(format!("{}?", result.as_deref().unwrap_or_default()).into())
         } else {
             result
         }

@@ -6,17 +6,20 @@
 
 use crate::pbft::sign::Digest;
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 use std::collections::BTreeMap;
 use std::fmt;
 
 /// What a client asks the service to do; also the scenario command a client obeys
-/// (`Command("c1", Put("x", "1"))`).
+/// (`Command("c1", Put("x", "1"))`). Keys and values are interned (see [`sim_core::Name`]):
+/// they come from the scenario's commands, and a request is copied into every PRE-PREPARE
+/// and every replica's log.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Op {
     /// Set `key` to `value`; the result is the value it had.
-    Put(String, String),
+    Put(Name, Name),
     /// Read `key`; the result is its value.
-    Get(String),
+    Get(Name),
 }
 
 impl fmt::Display for Op {
@@ -35,12 +38,12 @@ impl fmt::Debug for Op {
 }
 
 /// The result of an operation: a value, or none.
-pub type OpResult = Option<String>;
+pub type OpResult = Option<Name>;
 
 /// The key-value map.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Service {
-    map: BTreeMap<String, String>,
+    map: BTreeMap<Name, Name>,
 }
 
 impl Service {
@@ -54,7 +57,7 @@ impl Service {
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.map.get(key).map(String::as_str)
+        self.map.get(key).map(Name::as_str)
     }
 
     /// The digest of the state, for checkpoints.
