@@ -8,6 +8,7 @@
 //! abandoned call is recognised and ignored.
 
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 
 /// A lease's id at the store.
 pub type LeaseId = u64;
@@ -57,9 +58,9 @@ pub enum LeaseMsg {
         /// The call's number.
         call: u64,
         /// The key.
-        key: String,
+        key: Name,
         /// The value (the relay's name).
-        value: String,
+        value: Name,
         /// The lease to attach it to.
         lease: LeaseId,
     },
@@ -78,25 +79,25 @@ pub enum LeaseMsg {
         /// The call's number.
         call: u64,
         /// The key.
-        key: String,
+        key: Name,
     },
     /// Store to relay: the key's value (`None`: absent).
     GetReply {
         /// The call's number.
         call: u64,
         /// The value.
-        value: Option<String>,
+        value: Option<Name>,
     },
     /// Relay to store: tell me when `key` is deleted (at once if it is absent now, so that a
     /// deletion between the `Get` and the `Watch` is not missed).
     Watch {
         /// The key.
-        key: String,
+        key: Name,
     },
     /// Store to watcher: `key` was deleted at `revision`.
     Deleted {
         /// The key.
-        key: String,
+        key: Name,
         /// The revision of the deletion.
         revision: Revision,
     },

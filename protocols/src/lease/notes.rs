@@ -2,6 +2,7 @@
 
 use crate::lease::msg::{LeaseId, Revision};
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 
 /// Why a leader stopped leading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -27,7 +28,7 @@ pub enum LeaseNote {
     /// Relay: its transaction won; it leads with this fencing token.
     Leads {
         /// The key it holds.
-        key: String,
+        key: Name,
         /// The key's `mod_revision`.
         token: Revision,
         /// Its lease.
@@ -37,7 +38,7 @@ pub enum LeaseNote {
     /// watch.
     Waits {
         /// The current leader, if the key still exists.
-        holder: Option<String>,
+        holder: Option<Name>,
     },
     /// Relay: the key was deleted (or found absent): it races for it.
     Races,
@@ -64,9 +65,9 @@ pub enum LeaseNote {
     /// Store: a key was created for a holder.
     Created {
         /// The key.
-        key: String,
+        key: Name,
         /// Its value: the winner.
-        holder: String,
+        holder: Name,
         /// Its `mod_revision`.
         revision: Revision,
     },
@@ -77,12 +78,12 @@ pub enum LeaseNote {
         /// Whether it was revoked (else it expired).
         revoked: bool,
         /// The key deleted with it, its holder and the deletion's revision.
-        deleted: Option<(String, String, Revision)>,
+        deleted: Option<(Name, Name, Revision)>,
     },
     /// Resource: it accepted a write.
     Accepted {
         /// The writer.
-        writer: String,
+        writer: Name,
         /// The write's token.
         token: Revision,
         /// The highest token it had accepted before (0: none).
@@ -91,7 +92,7 @@ pub enum LeaseNote {
     /// Resource, fencing: it rejected a write whose token is below the highest it has seen.
     Rejected {
         /// The writer.
-        writer: String,
+        writer: Name,
         /// The write's token.
         token: Revision,
         /// The highest token it has accepted.

@@ -166,7 +166,7 @@ impl Relay {
                 let msg = LeaseMsg::Txn {
                     call,
                     key: self.setup.key.clone(),
-                    value: self.setup.name(ctx.id()).to_string(),
+                    value: self.setup.name(ctx.id()),
                     lease,
                 };
                 self.ask(ctx, Call::Txn, msg);

@@ -26,7 +26,7 @@ impl Resource {
         let LeaseMsg::Write { token, .. } = msg else {
             return;
         };
-        let writer = self.setup.name(from).to_string();
+        let writer = self.setup.name(from);
         let checks = self.setup.fencing && !self.setup.bugs.resource_ignores_tokens;
         if checks && token < self.highest {
             ctx.note(LeaseNote::Rejected {

@@ -4,7 +4,7 @@
 use crate::lease::config::{Bugs, LeaseConfig};
 use crate::lease::msg::{LeaseMsg, LeaseTimer};
 use crate::lease::notes::LeaseNote;
-use sim_core::{Actor, Context, Duration, NodeId};
+use sim_core::{Actor, Context, Duration, Name, NodeId};
 
 /// An actor with the lease protocol's messages, timers and notes.
 pub trait Handler: Actor<Msg = LeaseMsg, Timer = LeaseTimer, Note = LeaseNote> {}
@@ -18,9 +18,9 @@ pub type Ctx<'a, 'b, A> = &'a mut Context<'b, A>;
 #[derive(Debug, PartialEq, Eq)]
 pub struct Setup {
     /// Every node's name by `NodeId`: the store (0), the relays, the resource (last).
-    pub names: Vec<String>,
+    pub names: Vec<Name>,
     /// The key the relays race for.
-    pub key: String,
+    pub key: Name,
     /// The lease's TTL.
     pub ttl: Duration,
     /// The leader's sleep between rounds.
@@ -41,8 +41,8 @@ impl Setup {
     /// The setup of `config`.
     pub fn of(config: &LeaseConfig) -> Setup {
         Setup {
-            names: config.node_names(),
-            key: config.key.clone(),
+            names: config.node_names().iter().map(Name::from).collect(),
+            key: Name::from(&config.key),
             ttl: Duration::from_millis(config.ttl_ms),
             renew_every: Duration::from_millis(config.renew_every_ms),
             rpc_timeout: Duration::from_millis(config.rpc_timeout_ms),
@@ -69,8 +69,11 @@ impl Setup {
     }
 
     /// The name of `id`.
-    pub fn name(&self, id: NodeId) -> &str {
-        self.names.get(id.index()).map_or("?", String::as_str)
+    pub fn name(&self, id: NodeId) -> Name {
+        self.names
+            .get(id.index())
+            .cloned()
+            .unwrap_or_else(|| Name::from("?"))
     }
 }
 

@@ -11,13 +11,13 @@
 use crate::lease::msg::{LeaseId, LeaseMsg, LeaseTimer, Revision};
 use crate::lease::notes::LeaseNote;
 use crate::lease::setup::{Ctx, Handler, Shared};
-use sim_core::{Duration, NodeId};
+use sim_core::{Duration, Name, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A key in the store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Entry {
-    value: String,
+    value: Name,
     lease: LeaseId,
     mod_revision: Revision,
 }
@@ -30,9 +30,9 @@ pub struct Store {
     next_lease: LeaseId,
     /// Live leases and their holders.
     leases: BTreeMap<LeaseId, NodeId>,
-    keys: BTreeMap<String, Entry>,
+    keys: BTreeMap<Name, Entry>,
     /// Who waits for each key's deletion.
-    watchers: BTreeMap<String, BTreeSet<NodeId>>,
+    watchers: BTreeMap<Name, BTreeSet<NodeId>>,
 }
 
 impl Store {

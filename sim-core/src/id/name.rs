@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 /// not exist names it `#<id>`: the texts kept are few unless a file or a protocol bug makes
 /// them many (each is kept until the process ends). Other short texts that come only from
 /// files and travel in every message of a run are interned as names too (Paxos's values,
-/// Raft's client writes, PBFT's operations). A name reads, compares, orders and hashes
+/// Raft's client writes, PBFT's operations, the lease service's keys and values). A name reads, compares, orders and hashes
 /// as its text, and writes and reads as a plain string.
 #[derive(Clone, PartialOrd, Ord)]
 pub struct Name(&'static str);
