@@ -214,8 +214,8 @@ pub struct PaxosNode {
 }
 
 /// Field by field, so that `clone_from` (a search copies every seed's run from one built run)
-/// keeps the cluster when both already share it, touching no reference count, and copies each
-/// role into the old one. The destructuring names every field: one added and not copied here
+/// keeps the cluster when both already share it, touching no reference count (the roles are
+/// copied as a derived `clone_from` copies them). The destructuring names every field: one added and not copied here
 /// does not compile.
 impl Clone for PaxosNode {
     fn clone(&self) -> Self {

@@ -1,6 +1,7 @@
-//! A node's name: interned, so that copying one touches no reference count. Its own module, so
-//! that nothing else in `id` can make a `Name` without interning it (equality compares
-//! pointers, which is right only for interned names).
+//! A node's name, or another short text that runs copy at every step: interned, so that copying
+//! one touches no reference count. Its own module, so that nothing else in `id` can make a
+//! `Name` without interning it (equality compares pointers, which is right only for interned
+//! names).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -8,15 +9,17 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, PoisonError};
 
-/// A node's name as it appears in traces. Names are interned: each distinct text is kept once
-/// for the life of the process, so a record copies a name as two words, with no allocation and
-/// no reference count to touch (a run makes a record per step, each naming one or two nodes).
-/// Names come from scenario files, configs and trace files, and a message to a node that does
-/// not exist names it `#<id>`: the texts kept are few unless a file or a protocol bug makes
-/// them many (each is kept until the process ends). Other short texts that come only from
-/// files and travel in every message of a run are interned as names too (Paxos's values,
-/// Raft's client writes, PBFT's operations, the lease service's keys and values). A name reads, compares, orders and hashes
-/// as its text, and writes and reads as a plain string.
+/// A node's name as it appears in traces, or another short text that messages, logs and notes
+/// copy at every step. Names are interned: each distinct text is kept once for the life of the
+/// process, so a record copies a name as two words, with no allocation and no reference count
+/// to touch (a run makes a record per step, each naming one or two nodes). Names come from
+/// scenario files, configs and trace files, and a message to a node that does not exist names
+/// it `#<id>`. The other texts interned this way come from files too, or one per such text:
+/// Paxos's values, Raft's client writes, PBFT's operations and results (a lying replica's
+/// result is a true one with `?` added), the lease service's keys and values. So the texts
+/// kept are few unless a file or a protocol bug makes them many (each is kept until the
+/// process ends). A name reads, compares, orders and hashes as its text, and writes and reads
+/// as a plain string.
 #[derive(Clone, PartialOrd, Ord)]
 pub struct Name(&'static str);
 

@@ -10,8 +10,9 @@
 
 use std::sync::Arc;
 
-/// A node's state, owned or shared (see the module's documentation).
-#[derive(Debug)]
+/// A node's state, owned or shared (see the module's documentation). It prints, hashes and
+/// compares as the value alone, whichever way it is held: state hashes and fingerprints, and
+/// tests that compare runs' `Debug` text, must not tell two ways of holding one state apart.
 pub(super) enum Held<T> {
     /// This run's alone: changed in place, copied whole with the run.
     Own(Box<T>),
@@ -20,9 +21,13 @@ pub(super) enum Held<T> {
 }
 
 impl<T: Clone> Held<T> {
-    /// Owned.
-    pub(super) fn new(value: T) -> Self {
-        Held::Own(Box::new(value))
+    /// Owned, or shared when `shared` (a node added to an untimed run).
+    pub(super) fn new(value: T, shared: bool) -> Self {
+        if shared {
+            Held::Shared(Arc::new(value))
+        } else {
+            Held::Own(Box::new(value))
+        }
     }
 
     /// The value, to change: in place when owned or shared with no other copy, else a copy of
@@ -99,8 +104,15 @@ impl<T: Clone> Clone for Held<T> {
     }
 }
 
+impl<T: std::fmt::Debug> std::fmt::Debug for Held<T> {
+    /// As the value (see [`Held`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 impl<T: std::hash::Hash> std::hash::Hash for Held<T> {
-    /// As the value.
+    /// As the value (see [`Held`]): never derived, which would hash how it is held too.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         (**self).hash(state);
     }

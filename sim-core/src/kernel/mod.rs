@@ -6,8 +6,9 @@
 //! (when someone listens) that the [`Checker`] reads as they are made; the first violation stops
 //! the run unless configured otherwise. Faults are part of the closed event alphabet: a crash
 //! cancels timers and drops deliveries, a pause holds timers and drops deliveries until resumed.
-//! A `Sim` is `Clone`, so a run can be forked at any step. It does not parse scenarios, read
-//! files or print: see the `scenarios` and `traces` crates.
+//! A `Sim` is `Clone`, so a run can be forked at any step (a timed run's copy copies every
+//! node's state; an untimed one's shares them until they change, see `held`). It does not
+//! parse scenarios, read files or print: see the `scenarios` and `traces` crates.
 
 mod actions;
 mod copy;
@@ -185,8 +186,9 @@ struct Node<A: Actor> {
     /// node, and an exhaustive search's millions of states share the actor states they have
     /// in common, as stateright's do (see `held`).
     actor: Held<A>,
-    /// The node's name, identity, clock and the like, held in the same way: `node.name` reads them, and writing one (`node.clock = ...`) copies them
-    /// first if another state shares them.
+    /// The node's name, identity, clock and the like, held in the same way: `node.name` reads
+    /// them, and writing one (`node.clock = ...`) copies them first if another state shares
+    /// them.
     facts: Held<NodeFacts>,
     draws: Draws,
     status: Status,
@@ -341,25 +343,23 @@ impl<A: Actor> Sim<A> {
     fn push_node(&mut self, name: &str, actor: A, identity: NodeId) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
-            actor: Held::new(actor),
-            facts: Held::new(NodeFacts {
-                name: Name::from(name),
-                identity,
-                armings: Armings::default(),
-                clock: Clock::default(),
-                crashed_claim: None,
-            }),
+            actor: Held::new(actor, self.untimed),
+            facts: Held::new(
+                NodeFacts {
+                    name: Name::from(name),
+                    identity,
+                    armings: Armings::default(),
+                    clock: Clock::default(),
+                    crashed_claim: None,
+                },
+                self.untimed,
+            ),
             draws: Draws::seeded(self.seed, Stream::node(name)),
             status: Status::Up,
             timers: Vec::new(),
             hash: 0,
             dirty: true,
         });
-        if self.untimed {
-            let node = self.nodes.last_mut().expect("pushed");
-            node.actor.share();
-            node.facts.share();
-        }
         self.queue.push(self.now, Pending::Start(id));
         id
     }

@@ -93,6 +93,10 @@ impl<A: Actor> Sim<A> {
         network: Option<&Arc<Network>>,
         mut actors: Option<&mut ActorCache<A>>,
     ) -> Packed<A> {
+        debug_assert!(
+            self.untimed,
+            "a packed state is an untimed run's (see `held`)"
+        );
         let Sim {
             nodes,
             queue,
@@ -172,6 +176,10 @@ impl<A: Actor> Sim<A> {
     /// Panics if the two have different numbers of nodes.
     pub fn unpack_from(&mut self, packed: &Packed<A>) {
         // `pack_sharing` names every field of `Sim` and `Node`: one added there is added here.
+        debug_assert!(
+            self.untimed,
+            "a packed state is an untimed run's (see `held`)"
+        );
         assert_eq!(
             self.nodes.len(),
             packed.nodes.len(),
