@@ -117,7 +117,7 @@ impl<A: Actor> Sim<A> {
         overdue.sort_unstable();
         for (_, generation) in overdue {
             self.queue
-                .push(self.now, Pending::Timer { node, generation });
+                .push(self.progress.now, Pending::Timer { node, generation });
         }
         self.fault(Fault::Resume(self.nodes[node.index()].name.clone()));
         self.dispatch(node, |actor, ctx| actor.on_resume(ctx));
@@ -211,7 +211,7 @@ impl<A: Actor> Sim<A> {
         // A rule installed at its start time needs no "since".
         let since = rule
             .since
-            .filter(|s| *s > self.now)
+            .filter(|s| *s > self.progress.now)
             .map(|s| format!(" since {s}"));
         let until = rule.until.map(|u| format!(" until {u}"));
         format!(

@@ -254,6 +254,21 @@ enum Pending<A: Actor> {
     Action(Box<Action<A::Command>>),
 }
 
+/// Where a run is: its virtual time, its counters and why it stopped. One `Copy` struct, so
+/// that copying a run (`copy.rs`) and packing a state (`pack.rs`) name it once.
+#[derive(Clone, Copy, Debug, Default)]
+struct Progress {
+    now: Instant,
+    steps: u64,
+    /// Steps taken at the current virtual time (for the livelock limit).
+    steps_this_instant: u64,
+    next_msg: u64,
+    next_generation: u64,
+    in_flight: usize,
+    stats: NetStats,
+    stopped: Option<StopReason>,
+}
+
 /// A simulation of actors of type `A` over a simulated network.
 // Its `Clone` is in `copy.rs`.
 #[derive(Debug)]
@@ -264,15 +279,8 @@ pub struct Sim<A: Actor> {
     network: Network,
     limits: Limits,
     stop_on_violation: bool,
-    now: Instant,
-    steps: u64,
-    /// Steps taken at the current virtual time (for the livelock limit).
-    steps_this_instant: u64,
-    next_msg: u64,
-    next_generation: u64,
-    in_flight: usize,
-    stats: NetStats,
-    stopped: Option<StopReason>,
+    /// Where the run is: its time, its counters, why it stopped.
+    progress: Progress,
     checker: Checker<A>,
     trace: TraceMode<A>,
     /// Reused buffer for a handler's effects (kept to avoid allocating per step).
@@ -299,14 +307,7 @@ impl<A: Actor> Sim<A> {
             network: Network::new(config.link, oracle),
             limits: config.limits,
             stop_on_violation: config.stop_on_violation,
-            now: Instant::ZERO,
-            steps: 0,
-            steps_this_instant: 0,
-            next_msg: 0,
-            next_generation: 0,
-            in_flight: 0,
-            stats: NetStats::default(),
-            stopped: None,
+            progress: Progress::default(),
             checker: Checker::default(),
             trace: TraceMode::Off,
             effects: Vec::new(),
@@ -360,7 +361,7 @@ impl<A: Actor> Sim<A> {
             hash: 0,
             dirty: true,
         });
-        self.queue.push(self.now, Pending::Start(id));
+        self.queue.push(self.progress.now, Pending::Start(id));
         id
     }
 
@@ -370,7 +371,7 @@ impl<A: Actor> Sim<A> {
             self.role_restarts = true;
         }
         self.queue
-            .push(at.max(self.now), Pending::Action(Box::new(action)));
+            .push(at.max(self.progress.now), Pending::Action(Box::new(action)));
     }
 
     /// Adds an invariant; from now on records are built for it.
@@ -421,7 +422,7 @@ impl<A: Actor> Sim<A> {
     /// before. Panics once a step was taken (the streams' past draws would then belong to
     /// another seed).
     pub fn reseed(&mut self, seed: u64) {
-        assert_eq!(self.steps, 0, "reseed before the first step");
+        assert_eq!(self.progress.steps, 0, "reseed before the first step");
         self.seed = seed;
         self.network
             .oracle_mut()
@@ -458,15 +459,15 @@ impl<A: Actor> Sim<A> {
     }
     /// The current virtual time.
     pub fn now(&self) -> Instant {
-        self.now
+        self.progress.now
     }
     /// Steps taken so far.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.progress.steps
     }
     /// Why the run stopped, if it has.
     pub fn stopped(&self) -> Option<StopReason> {
-        self.stopped
+        self.progress.stopped
     }
     /// How many nodes there are.
     pub fn node_count(&self) -> usize {
@@ -501,7 +502,7 @@ impl<A: Actor> Sim<A> {
     }
     /// Messages in flight now.
     pub fn in_flight(&self) -> usize {
-        self.in_flight
+        self.progress.in_flight
     }
     /// Violations found so far.
     pub fn violations(&self) -> &[Violation] {
@@ -525,7 +526,7 @@ impl<A: Actor> Sim<A> {
             }
         }
         for (at, pending) in self.queue.ordered() {
-            (at.0 - self.now.0.min(at.0)).hash(&mut h);
+            (at.0 - self.progress.now.0.min(at.0)).hash(&mut h);
             match pending {
                 Pending::Start(n) => (0u8, n).hash(&mut h),
                 Pending::Deliver(Delivery { from, to, msg, .. }) => {
@@ -578,8 +579,8 @@ impl<A: Actor> Sim<A> {
 
     fn emit(&mut self, event: Event<A>) {
         let record = Record {
-            step: self.steps,
-            time: self.now,
+            step: self.progress.steps,
+            time: self.progress.now,
             event,
         };
         if self.checker.is_empty() {
@@ -615,7 +616,7 @@ impl<A: Actor> Sim<A> {
             };
             self.keep(record);
             if self.stop_on_violation {
-                self.stopped = Some(StopReason::Violation);
+                self.progress.stopped = Some(StopReason::Violation);
             }
         }
     }
@@ -633,16 +634,16 @@ impl<A: Actor> Sim<A> {
 
     /// Runs the end-of-run checks (once) and reports the run.
     pub fn finish(&mut self) -> RunReport {
-        let stop = self.stopped.unwrap_or(StopReason::Quiescent);
-        let end = self.now;
-        let new: Vec<Violation> = self.checker.finish_after(self.steps, end).to_vec();
+        let stop = self.progress.stopped.unwrap_or(StopReason::Quiescent);
+        let end = self.progress.now;
+        let new: Vec<Violation> = self.checker.finish_after(self.progress.steps, end).to_vec();
         self.report_violations(new);
         RunReport {
             stop,
-            steps: self.steps,
-            time: self.now,
+            steps: self.progress.steps,
+            time: self.progress.now,
             violations: self.checker.violations().to_vec(),
-            net: self.stats,
+            net: self.progress.stats,
         }
     }
 
@@ -655,43 +656,45 @@ impl<A: Actor> Sim<A> {
     /// way do not count). Returns false when the run has stopped or nothing is due by then.
     pub fn step_within(&mut self, deadline: Instant) -> bool {
         loop {
-            if self.stopped.is_some() {
+            if self.progress.stopped.is_some() {
                 return false;
             }
             let Some(next) = self.queue.peek_time() else {
-                self.stopped = Some(StopReason::Quiescent);
+                self.progress.stopped = Some(StopReason::Quiescent);
                 return false;
             };
             if next > deadline {
                 return false;
             }
             if next > self.limits.max_time {
-                self.now = self.limits.max_time;
-                self.stopped = Some(StopReason::TimeLimit);
+                self.progress.now = self.limits.max_time;
+                self.progress.stopped = Some(StopReason::TimeLimit);
                 return false;
             }
-            if self.steps >= self.limits.max_steps {
-                self.stopped = Some(StopReason::StepLimit);
+            if self.progress.steps >= self.limits.max_steps {
+                self.progress.stopped = Some(StopReason::StepLimit);
                 return false;
             }
-            if next == self.now && self.steps_this_instant >= self.limits.max_steps_per_instant {
-                self.stopped = Some(StopReason::Livelock);
+            if next == self.progress.now
+                && self.progress.steps_this_instant >= self.limits.max_steps_per_instant
+            {
+                self.progress.stopped = Some(StopReason::Livelock);
                 return false;
             }
             let (at, pending) = self.queue.pop().expect("peeked");
             assert!(
-                at >= self.now,
+                at >= self.progress.now,
                 "virtual time never goes back: {at} after {}",
-                self.now
+                self.progress.now
             );
-            if at > self.now {
-                self.steps_this_instant = 0;
+            if at > self.progress.now {
+                self.progress.steps_this_instant = 0;
             }
-            self.now = at;
+            self.progress.now = at;
             time::set_current(at);
             if self.process(pending) {
-                self.steps_this_instant += 1;
-                return self.stopped.is_none();
+                self.progress.steps_this_instant += 1;
+                return self.progress.stopped.is_none();
             }
         }
     }
@@ -701,17 +704,17 @@ impl<A: Actor> Sim<A> {
         match pending {
             Pending::Timer { node, generation } => self.process_timer(node, generation),
             Pending::Start(node) => {
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.start(node, false);
                 true
             }
             Pending::Deliver(delivery) => {
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.deliver(delivery);
                 true
             }
             Pending::Action(action) => {
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.act(*action);
                 true
             }
@@ -737,7 +740,8 @@ impl<A: Actor> Sim<A> {
         let Delivery {
             id, from, to, msg, ..
         } = delivery;
-        self.in_flight = self
+        self.progress.in_flight = self
+            .progress
             .in_flight
             .checked_sub(1)
             .expect("a delivery was counted in flight when it was sent");
@@ -755,7 +759,7 @@ impl<A: Actor> Sim<A> {
             self.drop_message(id, from, to, msg.kind(), reason);
             return;
         }
-        self.stats.delivered += 1;
+        self.progress.stats.delivered += 1;
         if self.observing(Kinds::DELIVER) {
             self.emit(Event::Deliver {
                 id,
@@ -778,7 +782,7 @@ impl<A: Actor> Sim<A> {
             return false;
         }
         let timer = slot.timers.remove(pos).timer;
-        self.steps += 1;
+        self.progress.steps += 1;
         if self.observing(Kinds::TIMER) {
             let name = self.nodes[node.index()].name.clone();
             self.emit(Event::Timer {
@@ -794,10 +798,10 @@ impl<A: Actor> Sim<A> {
     fn dispatch(&mut self, node: NodeId, handler: impl FnOnce(&mut A, &mut Context<'_, A>)) {
         let mut effects = std::mem::take(&mut self.effects);
         let slot = &mut self.nodes[node.index()];
-        let local = slot.clock.local(self.now);
+        let local = slot.clock.local(self.progress.now);
         let mut ctx = Context::new(
             slot.identity,
-            self.now,
+            self.progress.now,
             local,
             &mut slot.draws,
             &mut effects,
@@ -815,11 +819,11 @@ impl<A: Actor> Sim<A> {
             Effect::Send { to, msg } => self.send(node, to, msg),
             Effect::SetTimer { timer, after } => {
                 let slot = &mut self.nodes[node.index()];
-                let generation = self.next_generation;
-                self.next_generation += 1;
+                let generation = self.progress.next_generation;
+                self.progress.next_generation += 1;
                 let pinned = slot.armings.arm();
                 let arming = slot.armings.armed();
-                let at = self.now + pinned.unwrap_or_else(|| slot.clock.to_true(after));
+                let at = self.progress.now + pinned.unwrap_or_else(|| slot.clock.to_true(after));
                 match slot.timers.iter_mut().find(|t| t.timer == timer) {
                     Some(t) => {
                         t.generation = generation;
@@ -865,9 +869,9 @@ impl<A: Actor> Sim<A> {
     }
 
     fn send_one(&mut self, from: NodeId, to: NodeId, msg: A::Msg) {
-        self.next_msg += 1;
-        self.stats.sent += 1;
-        let id = MsgId(self.next_msg);
+        self.progress.next_msg += 1;
+        self.progress.stats.sent += 1;
+        let id = MsgId(self.progress.next_msg);
         let kind = msg.kind();
         let known = to.index() < self.nodes.len();
         if self.observing(Kinds::SEND) {
@@ -891,7 +895,7 @@ impl<A: Actor> Sim<A> {
                 copy: None,
             }
         } else {
-            self.network.route(id, from, to, kind, self.now)
+            self.network.route(id, from, to, kind, self.progress.now)
         };
         match route {
             Route::Drop(reason) => {
@@ -900,7 +904,7 @@ impl<A: Actor> Sim<A> {
             }
             Route::Deliver { latency, copy } => {
                 if let Some(delay) = copy {
-                    self.stats.duplicated += 1;
+                    self.progress.stats.duplicated += 1;
                     if self.observing(Kinds::DUPLICATE) {
                         self.emit(Event::Duplicate {
                             id,
@@ -910,9 +914,9 @@ impl<A: Actor> Sim<A> {
                             delay,
                         });
                     }
-                    self.enqueue_delivery(self.now + delay, id, from, to, msg.clone());
+                    self.enqueue_delivery(self.progress.now + delay, id, from, to, msg.clone());
                 }
-                self.enqueue_delivery(self.now + latency, id, from, to, msg);
+                self.enqueue_delivery(self.progress.now + latency, id, from, to, msg);
             }
         }
     }
@@ -927,7 +931,7 @@ impl<A: Actor> Sim<A> {
         kind: &'static str,
         reason: DropReason,
     ) {
-        self.stats.dropped += 1;
+        self.progress.stats.dropped += 1;
         if self.observing(Kinds::DROP) {
             let to: Name = match self.nodes.get(to.index()) {
                 Some(node) => node.name.clone(),
@@ -944,9 +948,9 @@ impl<A: Actor> Sim<A> {
     }
 
     fn enqueue_delivery(&mut self, at: Instant, id: MsgId, from: NodeId, to: NodeId, msg: A::Msg) {
-        self.in_flight += 1;
-        if self.in_flight > self.limits.max_in_flight {
-            self.stopped = Some(StopReason::InFlightLimit);
+        self.progress.in_flight += 1;
+        if self.progress.in_flight > self.limits.max_in_flight {
+            self.progress.stopped = Some(StopReason::InFlightLimit);
         }
         let key = if self.untimed {
             untimed::message_key(from, to, &msg, false)

@@ -16,13 +16,12 @@
 //! a protocol implements where its actors can say so) is packed as that one: the level then
 //! holds each node state about once.
 
-use super::{NetStats, Node, NodeFacts, Pending, PendingTimer, Sim, Status, StopReason};
+use super::{Node, NodeFacts, Pending, PendingTimer, Progress, Sim, Status, StopReason};
 use crate::actor::Actor;
 use crate::check::Checker;
 use crate::net::Network;
 use crate::oracle::Draws;
 use crate::queue::PackedQueue;
-use crate::time::Instant;
 use std::sync::Arc;
 
 /// A run's state, packed (see the module's docs).
@@ -53,20 +52,13 @@ struct Rest<A: Actor> {
     queue: PackedQueue<Pending<A>>,
     network: Arc<Network>,
     checker: Checker<A>,
-    now: Instant,
-    steps: u64,
-    steps_this_instant: u64,
-    next_msg: u64,
-    next_generation: u64,
-    in_flight: usize,
-    stats: NetStats,
-    stopped: Option<StopReason>,
+    progress: Progress,
 }
 
 impl<A: Actor> Packed<A> {
     /// Why the run stopped, if it did (see [`Sim::stopped`]).
     pub fn stopped(&self) -> Option<StopReason> {
-        self.rest.stopped
+        self.rest.progress.stopped
     }
 
     /// Its network, for the states reached from it to share (see [`Sim::pack_sharing`]).
@@ -102,14 +94,7 @@ impl<A: Actor> Sim<A> {
             queue,
             network: own_network,
             checker,
-            now,
-            steps,
-            steps_this_instant,
-            next_msg,
-            next_generation,
-            in_flight,
-            stats,
-            stopped,
+            progress,
             // The same in every state of one search.
             seed: _,
             limits: _,
@@ -158,14 +143,7 @@ impl<A: Actor> Sim<A> {
                     _ => Arc::new(own_network.clone()),
                 },
                 checker: checker.clone(),
-                now: *now,
-                steps: *steps,
-                steps_this_instant: *steps_this_instant,
-                next_msg: *next_msg,
-                next_generation: *next_generation,
-                in_flight: *in_flight,
-                stats: *stats,
-                stopped: *stopped,
+                progress: *progress,
             }),
         }
     }
@@ -201,14 +179,7 @@ impl<A: Actor> Sim<A> {
         self.queue.unpack_from(&rest.queue);
         self.network.clone_from(&*rest.network);
         self.checker.clone_from(&rest.checker);
-        self.now = rest.now;
-        self.steps = rest.steps;
-        self.steps_this_instant = rest.steps_this_instant;
-        self.next_msg = rest.next_msg;
-        self.next_generation = rest.next_generation;
-        self.in_flight = rest.in_flight;
-        self.stats = rest.stats;
-        self.stopped = rest.stopped;
+        self.progress = rest.progress;
     }
 }
 

@@ -173,7 +173,7 @@ impl<A: Actor> Sim<A> {
         starts.sort_unstable();
         for (_, slot) in starts {
             if let Some((_, Pending::Start(node))) = self.queue.remove(slot) {
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.start(node, false);
             }
         }
@@ -187,7 +187,7 @@ impl<A: Actor> Sim<A> {
     /// stopped (a violation, a limit).
     pub fn moves(&self, lose: bool, duplicate: bool, out: &mut Vec<Move>) {
         out.clear();
-        if self.stopped.is_some() {
+        if self.progress.stopped.is_some() {
             return;
         }
         thread_local! {
@@ -366,7 +366,7 @@ impl<A: Actor> Sim<A> {
             MoveKind::Deliver => {
                 let delivery = self.take_message(slot);
                 let id = delivery.id;
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.deliver(delivery);
                 Taken::Delivered { id, copy: false }
             }
@@ -378,8 +378,8 @@ impl<A: Actor> Sim<A> {
                 original.key = message_key(original.from, original.to, &original.msg, true);
                 let copy = original.clone();
                 let Delivery { id, from, to, .. } = copy;
-                self.stats.duplicated += 1;
-                self.steps += 1;
+                self.progress.stats.duplicated += 1;
+                self.progress.steps += 1;
                 if self.observing(Kinds::DUPLICATE) {
                     self.emit(Event::Duplicate {
                         id,
@@ -389,7 +389,7 @@ impl<A: Actor> Sim<A> {
                         delay: crate::time::Duration::ZERO,
                     });
                 }
-                self.in_flight += 1; // The copy was in flight too, for one instant.
+                self.progress.in_flight += 1; // The copy was in flight too, for one instant.
                 self.deliver(copy);
                 Taken::Delivered { id, copy: true }
             }
@@ -397,8 +397,8 @@ impl<A: Actor> Sim<A> {
                 let Delivery {
                     id, from, to, msg, ..
                 } = self.take_message(slot);
-                self.steps += 1;
-                self.in_flight -= 1;
+                self.progress.steps += 1;
+                self.progress.in_flight -= 1;
                 self.drop_message(id, from, to, msg.kind(), DropReason::Loss);
                 Taken::Lost(id)
             }
@@ -419,7 +419,7 @@ impl<A: Actor> Sim<A> {
                 let Some((_, Pending::Action(action))) = self.queue.remove(slot) else {
                     panic!("no timeline step in slot {slot}");
                 };
-                self.steps += 1;
+                self.progress.steps += 1;
                 self.act(*action);
                 Taken::Acted
             }
@@ -540,7 +540,7 @@ impl<A: Actor> Sim<A> {
         actions.hash(h);
         self.network.hash(h);
         self.checker.memory(h);
-        self.stopped.is_some().hash(h);
+        self.progress.stopped.is_some().hash(h);
         h.finish()
     }
 
@@ -590,9 +590,14 @@ impl<A: Actor> Sim<A> {
         let mut actor = A::clone(&node.actor);
         let mut draws = node.draws.clone();
         let mut effects = Vec::new();
-        let local = clock.local(self.now);
-        let mut ctx =
-            crate::actor::Context::new(node.identity, self.now, local, &mut draws, &mut effects);
+        let local = clock.local(self.progress.now);
+        let mut ctx = crate::actor::Context::new(
+            node.identity,
+            self.progress.now,
+            local,
+            &mut draws,
+            &mut effects,
+        );
         actor.on_message(&mut ctx, self.nodes[from.index()].identity, msg.clone());
         let ignored = effects.is_empty() && stable_hash(&actor) == node.hash;
         answers.table[index] = (receiver, mv.key, ignored);
@@ -635,7 +640,7 @@ impl<A: Actor> Sim<A> {
 
     /// How many messages the run has sent: message ids up to this one exist.
     pub fn messages_sent(&self) -> u64 {
-        self.next_msg
+        self.progress.next_msg
     }
 
     /// How many timers `node` has armed, and how many random draws it has made.
