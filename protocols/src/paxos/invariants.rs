@@ -351,9 +351,8 @@ impl Invariant<PaxosNode> for Validity {
         {
             self.proposed.insert(value.as_str().into());
         }
-        // Values are interned: equal text is the one pointer, compared without reading it.
         if let Some(fact) = chosen_fact(&mut self.ledger, record)
-            && !self.proposed.iter().any(|v| *v == fact.value)
+            && !self.proposed.contains(&fact.value)
         {
             let known: Vec<String> = self.proposed.iter().map(|v| format!("'{v}'")).collect();
             return Err(broke(

@@ -191,7 +191,7 @@ impl LearnerState {
 }
 
 /// One Paxos node and the roles it plays.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PaxosNode {
     /// Who the acceptors and learners are.
     pub cluster: std::sync::Arc<Cluster>,
@@ -211,62 +211,6 @@ pub struct PaxosNode {
     pub numbering: Numbering,
     /// Deliberate mistakes in force.
     pub bugs: Bugs,
-}
-
-/// Field by field, so that `clone_from` (a search copies every seed's run from one built run)
-/// keeps the cluster when both already share it, touching no reference count (the roles are
-/// copied as a derived `clone_from` copies them). The destructuring names every field: one added and not copied here
-/// does not compile.
-impl Clone for PaxosNode {
-    fn clone(&self) -> Self {
-        let PaxosNode {
-            cluster,
-            proposer,
-            acceptor,
-            learner,
-            phase_timeout,
-            on_timeout,
-            count_promises,
-            numbering,
-            bugs,
-        } = self;
-        PaxosNode {
-            cluster: cluster.clone(),
-            proposer: proposer.clone(),
-            acceptor: acceptor.clone(),
-            learner: learner.clone(),
-            phase_timeout: *phase_timeout,
-            on_timeout: *on_timeout,
-            count_promises: *count_promises,
-            numbering: *numbering,
-            bugs: *bugs,
-        }
-    }
-
-    fn clone_from(&mut self, source: &Self) {
-        let PaxosNode {
-            cluster,
-            proposer,
-            acceptor,
-            learner,
-            phase_timeout,
-            on_timeout,
-            count_promises,
-            numbering,
-            bugs,
-        } = source;
-        if !std::sync::Arc::ptr_eq(&self.cluster, cluster) {
-            self.cluster = cluster.clone();
-        }
-        self.proposer.clone_from(proposer);
-        self.acceptor.clone_from(acceptor);
-        self.learner.clone_from(learner);
-        self.phase_timeout = *phase_timeout;
-        self.on_timeout = *on_timeout;
-        self.count_promises = *count_promises;
-        self.numbering = *numbering;
-        self.bugs = *bugs;
-    }
 }
 
 impl std::hash::Hash for PaxosNode {

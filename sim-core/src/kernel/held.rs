@@ -54,20 +54,14 @@ impl<T: Clone> Held<T> {
         }
     }
 
-    /// The shared handle, if shared.
-    pub(super) fn shared(&self) -> Option<&Arc<T>> {
+    /// The shared handle: only an untimed run packs its states, and its nodes' states are
+    /// all shared (`go_untimed` makes them so).
+    pub(super) fn shared(&self) -> &Arc<T> {
         match self {
-            Held::Shared(value) => Some(value),
-            Held::Own(_) => None,
-        }
-    }
-
-    /// A shared handle on the value: this one's if shared, else a shared copy (a state packed
-    /// for a search shares its nodes' states).
-    pub(super) fn to_shared(&self) -> Arc<T> {
-        match self {
-            Held::Shared(value) => Arc::clone(value),
-            Held::Own(value) => Arc::new((**value).clone()),
+            Held::Shared(value) => value,
+            Held::Own(_) => {
+                panic!("a packed state is an untimed run's, whose node states are shared")
+            }
         }
     }
 }

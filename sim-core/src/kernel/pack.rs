@@ -85,10 +85,6 @@ impl<A: Actor> Sim<A> {
         network: Option<&Arc<Network>>,
         mut actors: Option<&mut ActorCache<A>>,
     ) -> Packed<A> {
-        debug_assert!(
-            self.untimed,
-            "a packed state is an untimed run's (see `held`)"
-        );
         let Sim {
             nodes,
             queue,
@@ -118,11 +114,11 @@ impl<A: Actor> Sim<A> {
                     dirty,
                 } = node;
                 PackedNode {
-                    actor: match (actors.as_deref_mut(), actor.shared()) {
-                        (Some(cache), Some(shared)) if !dirty => cache.share(*hash, shared),
-                        _ => actor.to_shared(),
+                    actor: match actors.as_deref_mut() {
+                        Some(cache) if !dirty => cache.share(*hash, actor.shared()),
+                        _ => Arc::clone(actor.shared()),
                     },
-                    facts: facts.to_shared(),
+                    facts: Arc::clone(facts.shared()),
                     draws: match draws.fixed_taken() {
                         Some(taken) => PackedDraws::Fixed(taken),
                         None => PackedDraws::Other(Box::new(draws.clone())),
@@ -256,14 +252,7 @@ mod tests {
         }
         let mut h = crate::hash::BufferHasher::default();
         assert_eq!(one.untimed_hash(&mut h), other.untimed_hash(&mut h));
-        let shared = |sim: &Sim<Counter>, i: usize| {
-            Arc::clone(
-                sim.nodes[i]
-                    .actor
-                    .shared()
-                    .expect("an untimed run shares its nodes' states"),
-            )
-        };
+        let shared = |sim: &Sim<Counter>, i: usize| Arc::clone(sim.nodes[i].actor.shared());
         assert!(!Arc::ptr_eq(&shared(&one, 1), &shared(&other, 1)));
         assert!(
             Arc::ptr_eq(&shared(&one, 0), &shared(&other, 0)),
