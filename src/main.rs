@@ -1,6 +1,7 @@
 //! `dsim`: the command line. Glue only: flags, files, printing and exit codes; the work lives in
 //! the library crates (`sim-core`, `protocols`, `scenarios`, `traces`).
 
+mod chart;
 mod cmd;
 mod compare;
 mod exit;

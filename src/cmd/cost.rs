@@ -2,7 +2,7 @@
 //! runs (the course's comparison table, measured). The runs and counts live in
 //! `scenarios::cost`; this prints them as a table, JSON or an SVG plot.
 
-use crate::cmd::ring::svg::{Chart, Series};
+use crate::chart::{Chart, Series};
 use crate::exit::{CliError, OK};
 use crate::flags::parse_lang;
 use crate::output::out;
@@ -90,7 +90,7 @@ pub fn run(args: CostArgs) -> Result<u8, CliError> {
         });
     }
     if let Some(path) = &args.plot {
-        crate::cmd::ring::write_plot(Some(path), &chart(&rows, args.lang))?;
+        crate::chart::write_plot(Some(path), &chart(&rows, args.lang))?;
     }
     if args.json {
         out!(

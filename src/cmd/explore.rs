@@ -509,19 +509,19 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
     );
     if let (Some(path), Some(c)) = (&args.plot, &report.coverage) {
         let points = c.curve.iter().map(|&(s, n)| (s as f64, n as f64)).collect();
-        let chart = crate::cmd::ring::svg::Chart {
+        let chart = crate::chart::Chart {
             title: format!("coverage of {}", report.scenario),
             x_label: "seeds searched".into(),
             y_label: "distinct states".into(),
             log_x: false,
             log_y: false,
-            series: vec![crate::cmd::ring::svg::Series::line(
+            series: vec![crate::chart::Series::line(
                 "distinct abstract states",
                 points,
                 false,
             )],
         };
-        crate::cmd::ring::write_plot(Some(path), &chart)?;
+        crate::chart::write_plot(Some(path), &chart)?;
     }
     print(&report, args.json)
 }

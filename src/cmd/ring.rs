@@ -8,7 +8,6 @@
 mod experiments;
 mod limits;
 mod scatter;
-pub(crate) mod svg;
 
 use crate::exit::CliError;
 use crate::output::out;
@@ -780,15 +779,6 @@ fn measure_change(args: &MoveArgs, cluster: &Cluster, keys: &KeySet) -> Change {
             after_ids,
         },
     }
-}
-
-/// Writes `chart` to `path` when a plot was asked for.
-pub(crate) fn write_plot(path: Option<&PathBuf>, chart: &svg::Chart) -> Result<(), CliError> {
-    if let Some(path) = path {
-        crate::output::write_atomically(path, &chart.render())?;
-        eprintln!("plot written to {}", path.display());
-    }
-    Ok(())
 }
 
 /// A ring of `n` nodes named `n0..` with `vnodes` vnodes each (sweeps).

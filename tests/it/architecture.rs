@@ -267,3 +267,24 @@ fn no_module_imports_another_in_a_cycle() {
         );
     }
 }
+
+// Goal: what several commands share lives in a module of its own (pictures in `chart`, files
+// in `output`), never in one command that others reach into. Method: the binary's module
+// graph. Proves: no module under `cmd::X` uses one under `cmd::Y`.
+#[test]
+fn no_command_imports_another() {
+    let command = |module: &str| -> Option<String> {
+        let rest = module.strip_prefix("cmd::")?;
+        Some(rest.split("::").next().unwrap_or(rest).to_string())
+    };
+    let mut found = Vec::new();
+    for (from, tos) in module_uses(&root().join("src")) {
+        let Some(mine) = command(&from) else { continue };
+        for to in tos {
+            if command(&to).is_some_and(|theirs| theirs != mine) {
+                found.push(format!("{from} uses {to}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "commands that import another: {found:?}");
+}

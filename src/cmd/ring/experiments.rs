@@ -1,8 +1,8 @@
 //! The measurement subcommands beyond `place` and `move`: the lesson's tables, the blackboard
 //! ring, and the sweeps behind text 004's figures, each with a table, `--json` and `--plot`.
 
-use super::svg::{Chart, Series};
-use super::{GenArgs, KeyArgs, limits, numbered, print_json, ring_of, write_plot};
+use super::{GenArgs, KeyArgs, limits, numbered, print_json, ring_of};
+use crate::chart::{Chart, Series, write_plot};
 use crate::exit::{CliError, OK};
 use crate::output::out;
 use clap::Args;

@@ -1,7 +1,7 @@
 //! `dsim ring scatter`: the tail latency of a query that asks every partition (text 000, §4).
 
-use super::svg::{Chart, Series};
-use super::{limits, print_json, write_plot};
+use super::{limits, print_json};
+use crate::chart::{Chart, Series, write_plot};
 use crate::exit::{CliError, OK};
 use crate::output::out;
 use clap::Args;

@@ -1,6 +1,10 @@
-//! A small hand-written SVG line chart: no fonts needed, every text escaped.
+//! Pictures every command draws: a small hand-written SVG line chart (no fonts needed, every
+//! text escaped) and the one way a plot is written to its file. `dsim ring`, `dsim cost` and
+//! `dsim explore` share it, so no command module reaches into another for a picture.
 
+use crate::exit::CliError;
 use std::fmt::Write;
+use std::path::PathBuf;
 // SVG text and attributes escape as HTML's do.
 use traces::render::html::escape_html as escape;
 
@@ -221,6 +225,15 @@ impl Chart {
         s.push_str("</svg>\n");
         s
     }
+}
+
+/// Writes `chart` to `path` when a plot was asked for, saying where on standard error.
+pub fn write_plot(path: Option<&PathBuf>, chart: &Chart) -> Result<(), CliError> {
+    if let Some(path) = path {
+        crate::output::write_atomically(path, &chart.render())?;
+        eprintln!("plot written to {}", path.display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
