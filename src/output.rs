@@ -2,61 +2,129 @@
 //! output.
 
 use crate::exit::CliError;
-use std::io::Write;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
 
-/// Writes `text` to `path` so that the file is either untouched or holds all of `text`.
-///
-/// The text goes to a temporary file of a unique name in the target's directory (so two runs
-/// writing one target never share it), is synced, takes the target's permissions, and is renamed
-/// over the target; on any error, and on Ctrl-C, the temporary file is removed. A read-only
-/// target is refused rather than replaced. A device such as `/dev/null`, a pipe, or a symbolic
-/// link is written through as it is, never renamed over (a rename would replace `/dev/null`
-/// itself with a regular file, or a link with a copy).
+/// Writes `text` to `path` so that the file is either untouched or holds all of `text` (see
+/// [`OutputFile`]).
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), CliError> {
-    let existing = std::fs::symlink_metadata(path).ok();
-    if existing.as_ref().is_some_and(|m| !m.file_type().is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| CliError::io(path, e));
-    }
-    if existing
-        .as_ref()
-        .is_some_and(|m| m.permissions().readonly())
-    {
-        return Err(CliError::bad_input(format!(
-            "{}: the file is read-only, so dsim leaves it alone; write somewhere else or make \
-             it writable",
-            path.display()
-        )));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or("out".into(), |n| n.to_string_lossy());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".dsim-tmp")
-        .permissions(new_file_permissions())
-        .tempfile_in(dir)
+    let mut file = OutputFile::create(path)?;
+    file.writer()
+        .write_all(text.as_bytes())
         .map_err(|e| CliError::io(path, e))?;
-    let guard = pending::Guard::new(tmp.path());
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| match &existing {
-            Some(meta) => tmp.as_file().set_permissions(meta.permissions()),
-            None => Ok(()),
+    file.commit()
+}
+
+/// A file being written, which appears at its path complete or not at all.
+///
+/// What is written goes, buffered, to a temporary file of a unique name in the target's
+/// directory (so two runs writing one target never share it); [`OutputFile::commit`] syncs it,
+/// gives it the target's permissions and renames it over the target. Dropped without a commit
+/// (an error, a panic) the temporary file is removed, and so it is on Ctrl-C; a killed process
+/// leaves at most a hidden `.NAME.*.dsim-tmp` beside the target, never a target that looks
+/// whole. A read-only target is refused rather than replaced. A device such as `/dev/null` or
+/// `/dev/full`, a pipe, or a symbolic link is written through as it is, never renamed over (a
+/// rename would replace `/dev/null` itself with a regular file, or a link with a copy).
+pub struct OutputFile {
+    path: PathBuf,
+    target: Target,
+}
+
+enum Target {
+    /// A device, pipe or link, written in place.
+    Through(BufWriter<File>),
+    /// A regular file, written beside the target and renamed over it.
+    Beside {
+        out: BufWriter<NamedTempFile>,
+        /// The replaced file's permissions, which the new one keeps.
+        permissions: Option<std::fs::Permissions>,
+        _pending: pending::Guard,
+    },
+}
+
+impl OutputFile {
+    /// Starts writing `path` (see [`OutputFile`]).
+    pub fn create(path: &Path) -> Result<OutputFile, CliError> {
+        let existing = std::fs::symlink_metadata(path).ok();
+        if existing.as_ref().is_some_and(|m| !m.file_type().is_file()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)
+                .map_err(|e| CliError::io(path, e))?;
+            return Ok(OutputFile {
+                path: path.to_path_buf(),
+                target: Target::Through(BufWriter::new(file)),
+            });
+        }
+        if existing
+            .as_ref()
+            .is_some_and(|m| m.permissions().readonly())
+        {
+            return Err(CliError::bad_input(format!(
+                "{}: the file is read-only, so dsim leaves it alone; write somewhere else or \
+                 make it writable",
+                path.display()
+            )));
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map_or("out".into(), |n| n.to_string_lossy());
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".dsim-tmp")
+            .permissions(new_file_permissions())
+            .tempfile_in(dir)
+            .map_err(|e| CliError::io(path, e))?;
+        let pending = pending::Guard::new(tmp.path());
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            target: Target::Beside {
+                out: BufWriter::with_capacity(1 << 16, tmp),
+                permissions: existing.map(|m| m.permissions()),
+                _pending: pending,
+            },
         })
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| CliError::io(path, e))?;
-    tmp.persist(path).map_err(|e| CliError::io(path, e.error))?;
-    drop(guard);
-    Ok(())
+    }
+
+    /// Where the content goes (buffered).
+    pub fn writer(&mut self) -> &mut (dyn Write + Send) {
+        match &mut self.target {
+            Target::Through(out) => out,
+            Target::Beside { out, .. } => out,
+        }
+    }
+
+    /// Finishes the file: flushed, synced and renamed over the target. An error (a full disk)
+    /// is exit 2 naming the file, and the target is left as it was.
+    pub fn commit(self) -> Result<(), CliError> {
+        let path = self.path;
+        match self.target {
+            Target::Through(mut out) => out.flush().map_err(|e| CliError::io(&path, e)),
+            Target::Beside {
+                out,
+                permissions,
+                _pending,
+            } => {
+                let tmp = out
+                    .into_inner()
+                    .map_err(|e| CliError::io(&path, e.into_error()))?;
+                permissions
+                    .map_or(Ok(()), |p| tmp.as_file().set_permissions(p))
+                    .and_then(|_| tmp.as_file().sync_all())
+                    .map_err(|e| CliError::io(&path, e))?;
+                tmp.persist(&path)
+                    .map_err(|e| CliError::io(&path, e.error))?;
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The mode a new output file is created with: readable by all, as `>` in a shell would (the

@@ -1,4 +1,7 @@
-//! What dsim's bench binaries share: reading a process's peak memory.
+//! What dsim's bench binaries share: reading a process's peak memory, and the kernel bench's
+//! workload.
+
+pub mod kernel_cost;
 
 /// The process's peak resident memory so far, in bytes (Linux's `VmHWM`; 0 elsewhere): a
 /// bench runs each measurement in a child process of its own, so that this peak is that

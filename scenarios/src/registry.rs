@@ -8,7 +8,7 @@ use crate::diagnostic::{Diagnostic, Locator, closest};
 use crate::explore::{self, Counterexample, FaultModel, Finding};
 use crate::load::{self, Prepared};
 use crate::offline::{LoadedTrace, TypedTrace};
-use crate::run::{self, RunOptions, RunResult};
+use crate::run::{self, RunOptions, RunResult, TraceOut};
 use crate::sweep::SeedOutcome;
 use protocols::lease::Lease;
 use protocols::paxos::Paxos;
@@ -50,6 +50,17 @@ pub trait DynProtocol: Sync {
     ) -> Result<RunResult, Vec<Diagnostic>> {
         Ok(self.load(file, source)?.run(options))
     }
+    /// Parses, checks and runs a scenario once, writing its trace to `trace` as it is made;
+    /// the second value is the first error writing it met.
+    fn run_to(
+        &self,
+        file: &str,
+        source: &str,
+        options: &RunOptions,
+        trace: Option<TraceOut<'_>>,
+    ) -> Result<(RunResult, std::io::Result<()>), Vec<Diagnostic>> {
+        Ok(self.load(file, source)?.run_to(options, trace))
+    }
 }
 
 /// A scenario parsed and checked once, with its protocol's types: `dsim run` runs it, a sweep
@@ -59,6 +70,12 @@ pub trait LoadedScenario: Sync {
     fn summary(&self) -> Summary;
     /// One run, with its story, expectations and (on request) trace and view.
     fn run(&self, options: &RunOptions) -> RunResult;
+    /// One run, its trace written to `trace` as it is made (see `run::run_to`).
+    fn run_to(
+        &self,
+        options: &RunOptions,
+        trace: Option<TraceOut<'_>>,
+    ) -> (RunResult, std::io::Result<()>);
     /// One run at `seed` for a sweep: the verdict and the protocol's figures, no story.
     fn measure(&self, seed: u64) -> SeedOutcome;
     /// Whether the file fixes its own schedule (a search has nothing left to vary then).
@@ -137,6 +154,13 @@ impl<P: Story> LoadedScenario for Prepared<P> {
     }
     fn run(&self, options: &RunOptions) -> RunResult {
         run::run(self, options)
+    }
+    fn run_to(
+        &self,
+        options: &RunOptions,
+        trace: Option<TraceOut<'_>>,
+    ) -> (RunResult, std::io::Result<()>) {
+        run::run_to(self, options, trace)
     }
     fn measure(&self, seed: u64) -> SeedOutcome {
         run::measure(self, seed)

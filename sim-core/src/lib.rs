@@ -37,6 +37,7 @@ pub mod exhaustive;
 pub mod harness;
 pub mod hash;
 pub mod id;
+pub mod kept;
 pub mod kernel;
 pub mod link;
 pub mod net;
@@ -56,6 +57,7 @@ pub use check::{Broken, Checker, Invariant, Violation};
 pub use clock::Clock;
 pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId, NodeName};
+pub use kept::KeptRecords;
 pub use kernel::{
     Limits, Move, MoveKind, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken,
 };

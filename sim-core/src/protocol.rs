@@ -15,11 +15,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 
-/// What a finished run offers to expectation checks: the final states and every record.
+/// What a finished run offers to expectation checks: the final states and the records the
+/// protocol keeps ([`Protocol::keeps`]).
 pub struct Outcome<'a, A: Actor> {
     /// The simulation as it ended (final actor states, statuses, node names).
     pub sim: &'a Sim<A>,
-    /// Every record of the run, in order.
+    /// The run's records that the protocol keeps ([`Protocol::keeps`]), in order: every note,
+    /// fault, command and start by default, not the sends, deliveries and timers between them.
     pub records: &'a [Record<A>],
 }
 
@@ -99,6 +101,28 @@ pub trait Protocol: 'static {
         expect: &Self::Expect,
         outcome: &Outcome<'_, Self::Actor>,
     ) -> Result<String, String>;
+
+    /// Whether a run keeps `record` for its end: the expectation checks ([`Outcome::records`])
+    /// and the story's figures (measures, summary) read only the records kept. A run streams
+    /// every other record to its consumers (trace file, invariants, story) and drops it, so
+    /// what stays in memory grows with what a protocol keeps, not with the run's length.
+    ///
+    /// By default: notes, faults, commands and starts (a run's facts), not the sends,
+    /// deliveries, drops, timers and duplicates that make up nearly every step. A run also
+    /// keeps, for each message whose send is kept, its delivery, drop or duplicate and what its
+    /// receiver sends in the step it is delivered (its replies). A protocol whose checks or
+    /// figures read some messages keeps their sends.
+    fn keeps(record: &Record<Self::Actor>) -> bool {
+        use crate::trace::Event;
+        matches!(
+            record.event,
+            Event::Note { .. }
+                | Event::Fault { .. }
+                | Event::Command { .. }
+                | Event::Start { .. }
+                | Event::Violation { .. }
+        )
+    }
 
     /// Node names that an expectation mentions, for validating them against the nodes.
     fn expect_nodes(expect: &Self::Expect) -> Vec<String> {

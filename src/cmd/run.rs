@@ -2,11 +2,11 @@
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::{apply_sets, parse_lang, parse_sets};
-use crate::output::{emit, out, refuse_own_input, write_atomically};
+use crate::output::{OutputFile, emit, out, refuse_own_input};
 use crate::render::{Format, ViewOptions, render};
 use crate::source::{Source, render_problems, resolve};
 use scenarios::RunResult;
-use scenarios::run::{RunOptions, replay_command};
+use scenarios::run::{RunOptions, StoryLines, TraceOut, replay_command};
 use std::path::PathBuf;
 use traces::Lang;
 use traces::narrate::Detail;
@@ -35,7 +35,10 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub verbose: bool,
     /// Print the whole story however long (by default a long one shows its first 80 and last
-    /// 40 lines; `dsim view` on the `--trace` file shows all of it with filters).
+    /// 40 lines and up to 40 key events between them; `dsim view` on the `--trace` file shows
+    /// all of it with filters). A run keeps only the lines it shows, so its memory does not
+    /// grow with its length; with --full (or --view) it keeps them all, and memory grows with
+    /// the story.
     #[arg(long)]
     pub full: bool,
     /// Run twice and check that both traces are byte-identical.
@@ -73,12 +76,24 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         } else {
             Detail::Story
         },
-        keep_trace: args.trace.is_some() || args.check_determinism,
+        keep_trace: false,
         keep_view: args.view.is_some(),
         view_detail,
         max_steps: None,
+        story_lines: if args.full {
+            StoryLines::Whole
+        } else {
+            StoryLines::SHOWN
+        },
     };
-    let result = run_once(&src, &options).map_err(|mut e| {
+    let mut trace_file = match &args.trace {
+        Some(path) => Some(OutputFile::create(path)?),
+        None => None,
+    };
+    let mut digest = args.check_determinism.then(TraceDigest::default);
+    let mut trace = Tee(trace_file.as_mut().map(OutputFile::writer), digest.as_mut());
+    let to = (trace.0.is_some() || trace.1.is_some()).then_some(&mut trace as TraceOut<'_>);
+    let result = run_once(&src, &options, to, args.trace.as_deref()).map_err(|mut e| {
         if !args.set.is_empty() && e.code == crate::exit::BAD_INPUT {
             let sets: Vec<String> = args.set.iter().map(|s| format!("--set '{s}'")).collect();
             e.message.push_str(&format!(
@@ -89,12 +104,13 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         }
         e
     })?;
-    if args.check_determinism {
-        let again = run_once(&src, &options)?;
-        check_same(&result, &again)?;
+    if let Some(first) = digest {
+        let mut second = TraceDigest::default();
+        run_once(&src, &options, Some(&mut second), None)?;
+        check_same(&src, &options, first, second)?;
     }
-    if let Some(path) = &args.trace {
-        write_atomically(path, result.trace.as_deref().unwrap_or_default())?;
+    if let Some(file) = trace_file {
+        file.commit()?;
     }
     if let (Some(format), Some(view)) = (args.view, result.view.clone()) {
         let all = ViewOptions::default();
@@ -111,20 +127,32 @@ pub fn run(args: RunArgs) -> Result<u8, CliError> {
         );
     } else {
         let sets: String = args.set.iter().map(|s| format!(" --set '{s}'")).collect();
-        print_story(&result, args.lang, &sets, args.full)?;
+        print_story(&result, args.lang, &sets)?;
     }
     Ok(if result.passed { OK } else { FAILED })
 }
 
-fn run_once(src: &Source, options: &RunOptions) -> Result<RunResult, CliError> {
+/// Runs the scenario once, its trace (if any) written to `trace` as it is made. A failed
+/// write is an error naming the file.
+fn run_once(
+    src: &Source,
+    options: &RunOptions,
+    trace: Option<TraceOut<'_>>,
+    trace_path: Option<&std::path::Path>,
+) -> Result<RunResult, CliError> {
     let protocol = scenarios::registry::protocol_for(&src.name, &src.text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
     let seed_hint = options.seed;
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        protocol.run(&src.name, &src.text, options)
+        protocol.run_to(&src.name, &src.text, options, trace)
     }));
     match outcome {
-        Ok(Ok(result)) => Ok(result),
+        Ok(Ok((result, Ok(())))) => Ok(result),
+        Ok(Ok((_, Err(e)))) => Err(CliError::bad_input(format!(
+            "{}: cannot write the trace: {e}; no trace was written there (free some space, or \
+             write it elsewhere with --trace FILE)",
+            trace_path.map_or("(the trace)".into(), |p| p.display().to_string())
+        ))),
         Ok(Err(problems)) => Err(CliError::bad_input(render_problems(&problems))),
         Err(panic) => {
             let what = panic
@@ -142,18 +170,70 @@ fn run_once(src: &Source, options: &RunOptions) -> Result<RunResult, CliError> {
     }
 }
 
-fn check_same(a: &RunResult, b: &RunResult) -> Result<(), CliError> {
-    let (ta, tb) = (
-        a.trace.as_deref().unwrap_or_default(),
-        b.trace.as_deref().unwrap_or_default(),
-    );
-    if ta == tb {
+/// A trace's digest and line count, taken as it is written: `--check-determinism` compares two
+/// runs' traces without keeping either.
+#[derive(Default)]
+struct TraceDigest {
+    hash: xxhash_rust::xxh3::Xxh3Default,
+    lines: u64,
+}
+
+impl std::io::Write for TraceDigest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hash.update(buf);
+        self.lines += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes to a file and a digest, either or both.
+struct Tee<'a>(
+    Option<&'a mut (dyn std::io::Write + Send)>,
+    Option<&'a mut TraceDigest>,
+);
+
+impl std::io::Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(out) = &mut self.0 {
+            out.write_all(buf)?;
+        }
+        if let Some(digest) = &mut self.1 {
+            digest.write_all(buf)?;
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.0 {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Compares two runs' trace digests; when they differ, runs both again keeping their text to
+/// say at which line (a bug, so its cost does not matter).
+fn check_same(
+    src: &Source,
+    options: &RunOptions,
+    a: TraceDigest,
+    b: TraceDigest,
+) -> Result<(), CliError> {
+    if a.hash.digest128() == b.hash.digest128() && a.lines == b.lines {
         eprintln!(
             "determinism: two runs gave byte-identical traces ({} lines)",
-            ta.lines().count()
+            a.lines
         );
         return Ok(());
     }
+    let text = || -> Result<String, CliError> {
+        let mut buf: Vec<u8> = Vec::new();
+        run_once(src, options, Some(&mut buf), None)?;
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    };
+    let (ta, tb) = (text()?, text()?);
     let line = ta
         .lines()
         .zip(tb.lines())
@@ -190,13 +270,7 @@ fn stop_text(stop: sim_core::StopReason, es: bool) -> &'static str {
     }
 }
 
-/// Lines a long story shows from its start and its end unless `--full` is given, and at most
-/// how many lines of key events (a join, a choice, a new leader) it shows in between.
-const STORY_HEAD: usize = 80;
-const STORY_TAIL: usize = 40;
-const STORY_KEYS: usize = 40;
-
-fn print_story(result: &RunResult, lang: Lang, sets: &str, full: bool) -> Result<(), CliError> {
+fn print_story(result: &RunResult, lang: Lang, sets: &str) -> Result<(), CliError> {
     let es = lang == Lang::Es;
     out!("{} ({})", result.scenario, result.description);
     out!(
@@ -207,12 +281,7 @@ fn print_story(result: &RunResult, lang: Lang, sets: &str, full: bool) -> Result
         result.seed
     );
     out!();
-    let (head, tail) = if full {
-        (usize::MAX / 2, usize::MAX / 2)
-    } else {
-        (STORY_HEAD, STORY_TAIL)
-    };
-    for shown in traces::story::shorten(&result.story, head, tail, STORY_KEYS) {
+    for shown in &result.story {
         let line = match shown {
             traces::story::Shown::Line(line) => line,
             traces::story::Shown::Gap(hidden) => {

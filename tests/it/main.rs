@@ -43,6 +43,7 @@ mod raft_log;
 mod ring;
 mod seeds;
 mod spanish;
+mod streaming;
 mod support;
 mod sweep;
 mod view;

@@ -7,6 +7,7 @@
 //! ([`crate::narrate`]): sends, losses, faults and violations.
 
 pub mod fold;
+pub mod stream;
 
 pub use crate::lang::Lang;
 use crate::narrate::{Detail, generic_line};
@@ -109,6 +110,18 @@ pub struct Told {
 /// patterns fold too ([`fold`]). `dsim run` and `dsim view` both tell a run with this,
 /// so they fold it the same way.
 pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) -> Vec<Told> {
+    tell_from::<P>(records, 0, lang, detail)
+}
+
+/// [`tell`] of a stretch of a run whose first record is the run's `first`-th (from 0), so each
+/// line's [`Told::index`] is the record's index in the whole run: a long run is told a window
+/// at a time ([`stream::Teller`]).
+pub fn tell_from<P: Story>(
+    records: &[Record<P::Actor>],
+    first: usize,
+    lang: Lang,
+    detail: Detail,
+) -> Vec<Told> {
     let retold = if detail == Detail::Everything {
         BTreeSet::new()
     } else {
@@ -136,7 +149,7 @@ pub fn tell<P: Story>(records: &[Record<P::Actor>], lang: Lang, detail: Detail) 
         }
         let generic_key = matches!(r.event, Event::Fault { .. } | Event::Violation { .. });
         Some(Told {
-            index,
+            index: first + index,
             time: r.time,
             text,
             key: generic_key || P::is_key(r),
@@ -200,9 +213,9 @@ impl PartitionCuts {
 
 /// One entry of a shortened story: a told line, or a gap of routine lines left out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Shown<'a> {
+pub enum Shown {
     /// A line shown.
-    Line(&'a Told),
+    Line(Told),
     /// This many lines left out.
     Gap(usize),
 }
@@ -211,41 +224,13 @@ pub enum Shown<'a> {
 /// in between, the lines of key events (at most `keys` of them), so a join, a choice or a
 /// leader in the middle of a long run stays in view. A gap of one line shows the line instead
 /// (leaving one out saves nothing). A story of at most `head + tail` lines is shown whole.
-pub fn shorten(story: &[Told], head: usize, tail: usize, keys: usize) -> Vec<Shown<'_>> {
-    let n = story.len();
-    if n <= head + tail {
-        return story.iter().map(Shown::Line).collect();
+/// This is [`stream::Shortener`] fed a whole story; a run feeds it line by line.
+pub fn shorten(story: &[Told], head: usize, tail: usize, keys: usize) -> Vec<Shown> {
+    let mut shortener = stream::Shortener::new(head, tail, keys);
+    for told in story {
+        shortener.push(told.clone());
     }
-    let mut keys_left = keys;
-    let keep: Vec<bool> = story
-        .iter()
-        .enumerate()
-        .map(|(i, told)| {
-            if i < head || i >= n - tail {
-                return true;
-            }
-            let key = told.key && keys_left > 0;
-            keys_left -= usize::from(key);
-            key
-        })
-        .collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        if keep[i] {
-            out.push(Shown::Line(&story[i]));
-            i += 1;
-            continue;
-        }
-        let gap = keep[i..].iter().take_while(|k| !**k).count();
-        if gap == 1 {
-            out.push(Shown::Line(&story[i]));
-        } else {
-            out.push(Shown::Gap(gap));
-        }
-        i += gap;
-    }
-    out
+    shortener.finish()
 }
 
 /// One figure of one run, for sweeps to aggregate over seeds.
@@ -324,7 +309,7 @@ mod tests {
         }
     }
 
-    fn shape(shown: &[Shown<'_>]) -> Vec<String> {
+    fn shape(shown: &[Shown]) -> Vec<String> {
         shown
             .iter()
             .map(|s| match s {

@@ -8,12 +8,8 @@
 //! mimalloc, as in `dsim`, wrapped to count).
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
-use protocols::token_ring::TokenRing;
-use sim_core::{
-    Duration, Instant, Latency, Limits, LinkConfig, Sim, SimConfig, SimRng, Stream, TraceMode,
-};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use dsim_bench::kernel_cost::{bare_heap, ring};
+use sim_core::TraceMode;
 
 /// mimalloc, as in `dsim`, counting each thread's heap operations (thread-local counters).
 #[global_allocator]
@@ -22,66 +18,6 @@ static GLOBAL: densa_alloc::CountingAllocator<mimalloc::MiMalloc> =
 
 const EVENTS: u64 = 2_000_000;
 const ROUNDS: usize = 5;
-
-fn link() -> LinkConfig {
-    LinkConfig {
-        latency: Latency::Uniform {
-            min: Duration::from_millis(1),
-            max: Duration::from_millis(10),
-        },
-        ..LinkConfig::default()
-    }
-}
-
-/// The same scheduling without the kernel: pop, pick the next node, draw a latency, push.
-fn bare_heap(tokens: u32) -> f64 {
-    let mut rng = SimRng::new(0, Stream::Network);
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::with_capacity(128);
-    let mut seq = 0;
-    for _ in 0..tokens {
-        heap.push(Reverse((0, seq, 1)));
-        seq += 1;
-    }
-    let start = std::time::Instant::now();
-    let mut checksum = 0u64;
-    for _ in 0..EVENTS {
-        let Reverse((t, _, node)) = heap.pop().expect("tokens circulate");
-        checksum = checksum.wrapping_add(u64::from(node));
-        let next = (node + 1) % 3;
-        let latency = 1_000_000 + rng.below(9_000_001);
-        heap.push(Reverse((t + latency, seq, next)));
-        seq += 1;
-    }
-    let ns = start.elapsed().as_nanos() as f64 / EVENTS as f64;
-    std::hint::black_box(checksum);
-    ns
-}
-
-fn ring(tokens: u32) -> Sim<TokenRing> {
-    let mut sim = Sim::new(SimConfig {
-        seed: 0,
-        link: link(),
-        limits: Limits {
-            max_steps: u64::MAX,
-            max_time: Instant::MAX,
-            max_in_flight: usize::MAX,
-            max_steps_per_instant: u64::MAX,
-        },
-        stop_on_violation: true,
-    });
-    for i in 0..3 {
-        sim.add_node(
-            &format!("n{i}"),
-            TokenRing {
-                nodes: 3,
-                tokens,
-                forwarded: 0,
-                panic_at_hops: None,
-            },
-        );
-    }
-    sim
-}
 
 /// How the kernel keeps its trace in a measurement.
 #[derive(Clone, Copy, PartialEq)]
@@ -112,7 +48,11 @@ fn kernel(tokens: u32, trace: Trace, buffer: &traces::write::SharedBuffer) -> (f
         ))),
         Trace::Discard => sim.set_trace(TraceMode::Sink(Box::new(Discard))),
         Trace::Json => {
-            let sink = traces::JsonLinesSink::new(buffer.clone(), "{}");
+            // As `dsim run --trace` writes: through a 64 KiB buffer, here into memory.
+            let sink = traces::JsonLinesSink::new(
+                std::io::BufWriter::with_capacity(1 << 16, buffer.clone()),
+                "{}",
+            );
             sim.set_trace(TraceMode::Sink(Box::new(sink)));
         }
     }
@@ -156,7 +96,7 @@ fn main() {
         "allocs/event"
     );
     for tokens in [1, 64] {
-        let bare = median((0..ROUNDS).map(|_| bare_heap(tokens)).collect());
+        let bare = median((0..ROUNDS).map(|_| bare_heap(tokens, EVENTS)).collect());
         let buffer = traces::write::SharedBuffer::default();
         let off: Vec<(f64, f64)> = (0..ROUNDS)
             .map(|_| kernel(tokens, Trace::Off, &buffer))

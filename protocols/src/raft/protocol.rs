@@ -188,6 +188,23 @@ impl Protocol for Raft {
     fn expect_nodes(expect: &RaftExpect) -> Vec<String> {
         expect::nodes(expect)
     }
+    /// The run's facts, and the AppendEntries that carry entries (with, by the kernel's rule,
+    /// their deliveries and the replies to them): the replication figures count them. Empty
+    /// heartbeats, nearly every message of a long run, are not kept.
+    fn keeps(record: &Record<RaftNode>) -> bool {
+        match &record.event {
+            sim_core::Event::Send {
+                msg: crate::raft::RaftMsg::AppendEntries { entries, .. },
+                ..
+            } => !entries.is_empty(),
+            sim_core::Event::Send { .. }
+            | sim_core::Event::Deliver { .. }
+            | sim_core::Event::Drop { .. }
+            | sim_core::Event::Duplicate { .. }
+            | sim_core::Event::Timer { .. } => false,
+            _ => true,
+        }
+    }
 }
 
 impl Story for Raft {

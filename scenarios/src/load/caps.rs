@@ -14,3 +14,144 @@ pub const TIME_MS: u64 = 30 * 24 * 3_600_000;
 pub const STEPS: u64 = 100_000_000;
 /// Messages in flight at once.
 pub const IN_FLIGHT: usize = 10_000_000;
+/// Characters of one text (a value, a key, a description): a text is copied into the trace
+/// with every record that carries it (a client's value in each request, pre-prepare and log
+/// line of a PBFT run), so its size bounds how much a trace can grow per record.
+pub const TEXT_CHARS: usize = 4_096;
+
+/// How much of a long text's line a diagnostic shows after its opening quote.
+const SHOWN_CHARS: usize = 60;
+
+/// Every text in `source` longer than [`TEXT_CHARS`] characters, located at its opening quote.
+/// This reads the file as text (strings, raw strings, comments), before any protocol's types,
+/// so it bounds every text a file can set, whatever field it sits in.
+pub fn long_texts(file: &str, source: &str) -> Vec<crate::Diagnostic> {
+    let bytes = source.as_bytes();
+    let mut problems = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1)) {
+            (b'/', Some(b'/')) => {
+                i = memchr(bytes, i, b'\n');
+                continue;
+            }
+            (b'/', Some(b'*')) => {
+                i = source[i + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| i + 2 + end + 2);
+                continue;
+            }
+            (b'\'', _) => {
+                // A character: skip it so a quote inside ('"') starts no text.
+                let escaped = bytes.get(i + 1) == Some(&b'\\');
+                i += if escaped { 4 } else { 3 };
+                continue;
+            }
+            _ => {}
+        }
+        let raw_hashes = raw_string_start(bytes, i);
+        if bytes[i] != b'"' && raw_hashes.is_none() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (body, end) = match raw_hashes {
+            Some(hashes) => {
+                let open = i + 2 + hashes;
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = source[open..]
+                    .find(&close)
+                    .map_or(bytes.len(), |e| open + e);
+                (open..end, (end + close.len()).min(bytes.len()))
+            }
+            None => {
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j] != b'"' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(bytes.len());
+                (i + 1..end, (end + 1).min(bytes.len()))
+            }
+        };
+        let chars = bytes[body].iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        if chars > TEXT_CHARS {
+            problems.push(long_text(file, source, start, chars));
+        }
+        i = end;
+    }
+    problems
+}
+
+/// Where a raw string (`r"..."`, `r#"..."#`) starts at `i`: the number of `#`s.
+fn raw_string_start(bytes: &[u8], i: usize) -> Option<usize> {
+    if bytes[i] != b'r' || i.checked_sub(1).is_some_and(|p| is_ident(bytes[p])) {
+        return None;
+    }
+    let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+    (bytes.get(i + 1 + hashes) == Some(&b'"')).then_some(hashes)
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn memchr(bytes: &[u8], from: usize, needle: u8) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == needle)
+        .map_or(bytes.len(), |p| from + p)
+}
+
+fn long_text(file: &str, source: &str, start: usize, chars: usize) -> crate::Diagnostic {
+    let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
+    let line = source[..start].matches('\n').count() + 1;
+    let col = source[line_start..start].chars().count() + 1;
+    let mut diagnostic = crate::Diagnostic::at(
+        file,
+        "",
+        line,
+        col,
+        1,
+        format!(
+            "a text of {chars} characters; a scenario's texts (values, keys, descriptions) are \
+             at most {TEXT_CHARS}"
+        ),
+    )
+    .with_help(
+        "a trace copies a value into every record that carries it, so a long one would \
+         multiply; use a shorter value (its size does not change what the protocol does)",
+    );
+    let line_end = memchr(source.as_bytes(), start, b'\n');
+    let shown: String = source[line_start..line_end]
+        .chars()
+        .take(col - 1 + SHOWN_CHARS)
+        .collect();
+    diagnostic.source_line = Some(format!("{shown}…"));
+    diagnostic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Goal: every text a file can set is bounded, wherever it sits, and only texts count.
+    // Method: a file with a text one character over the cap in a command, one at the cap, and
+    // long runs of characters in a comment, a block comment and a raw string at the cap.
+    // Proves: only the text over the cap is refused, at its opening quote's line and column,
+    // and the diagnostic shows a bounded piece of its line.
+    #[test]
+    fn texts_over_the_cap_are_refused_where_they_start() {
+        let over = "v".repeat(TEXT_CHARS + 1);
+        let at_cap = "é".repeat(TEXT_CHARS);
+        let source = format!(
+            "// {over}\n/* \"{over}\" */\nScenario(\n  a: r#\"{at_cap}\"#,\n  b: \"{at_cap}\",\n  \
+             c: '\"',\n  timeline: [At(0, Command(\"c1\", Put(\"x\", \"{over}\")))],\n)\n"
+        );
+        let problems = long_texts("f.ron", &source);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert_eq!((p.line, p.col), (7, 43), "{p}");
+        assert!(p.message.contains(&(TEXT_CHARS + 1).to_string()), "{p}");
+        assert!(p.to_string().len() < 1_000, "{p}");
+    }
+}

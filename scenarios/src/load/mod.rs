@@ -45,6 +45,10 @@ pub struct Prepared<P: Protocol> {
 
 /// Parses and checks `source` for protocol `P`, collecting every problem.
 pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Diagnostic>> {
+    let long = caps::long_texts(file, source);
+    if !long.is_empty() {
+        return Err(long);
+    }
     let doc: ScenarioDoc<P::Config, <P::Actor as Actor>::Command, P::Expect> = ron_options()
         .from_str(source)
         .map_err(|e| vec![from_ron(file, source, &e)])?;

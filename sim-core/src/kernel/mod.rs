@@ -392,6 +392,18 @@ impl<A: Actor> Sim<A> {
         }
     }
 
+    /// The records made since the last call (or since the start), in order, leaving the
+    /// in-memory trace empty but with its allocation: a caller that drains after every step
+    /// streams the run's records and keeps at most one step's worth (nothing unless the mode
+    /// is `Memory`).
+    pub fn drain_records(&mut self) -> impl Iterator<Item = Record<A>> + '_ {
+        let records = match &mut self.trace {
+            TraceMode::Memory(records) => Some(records),
+            _ => None,
+        };
+        records.into_iter().flat_map(|r| r.drain(..))
+    }
+
     /// Follows a schedule: message fates come from `choices` (a message they do not name is
     /// healthy) instead of the network stream, and their draws and timer durations are pinned
     /// on the nodes. Call it after adding the nodes and before the run; a choice about an

@@ -2,14 +2,23 @@
 //!
 //! One run is one seed. The result says whether the scenario passed (every expectation held and
 //! no invariant failed, or exactly the expected violation happened), and carries the course-style
-//! story and, on request, the trace file's text. Nothing here prints or reads files.
+//! story and, on request, the trace. Records stream from the kernel to what reads them and are
+//! dropped (`run/stream.rs`), so a run's memory does not grow with its length. Nothing here prints
+//! or reads files: a trace goes to the writer the caller hands over.
+
+mod stream;
 
 use crate::load::Prepared;
 use serde::Serialize;
-use sim_core::{Actor, Outcome, Protocol, Record, RunReport, Sim, SimConfig, TraceMode, build_sim};
+use sim_core::{Actor, Outcome, Protocol, Record, RunReport, Sim, SimConfig, build_sim};
+use std::io;
+pub use stream::TraceOut;
+use stream::{Listeners, stream};
 use traces::narrate::Detail;
-use traces::story::{Told, tell};
+use traces::story::stream::{Shortener, Teller};
+use traces::story::{Shown, tell};
 use traces::view::TraceView;
+use traces::write::JsonLinesSink;
 use traces::{FORMAT_VERSION, Header, Lang, Story};
 
 /// How to run a scenario.
@@ -30,10 +39,50 @@ pub struct RunOptions {
     pub view_detail: Detail,
     /// At most this many kernel steps, whatever the file says (fuzzing, quick previews).
     pub max_steps: Option<u64>,
+    /// How much of the story the result keeps.
+    pub story_lines: StoryLines,
 }
 
-/// One line of the story: when, and what happened in words (see `traces::story::tell`).
-pub type StoryLine = Told;
+/// How much of a story a run keeps: a long story is shortened as it is told, so its length
+/// costs no memory unless the whole of it is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoryLines {
+    /// Its first `head` and last `tail` lines and at most `keys` key events between them
+    /// (`traces::story::shorten`).
+    Shortened {
+        /// Lines from the start.
+        head: usize,
+        /// Lines from the end.
+        tail: usize,
+        /// Key events in between.
+        keys: usize,
+    },
+    /// Every line (`dsim run --full`): memory grows with the story.
+    Whole,
+}
+
+impl StoryLines {
+    /// What `dsim run` shows of a long story: its first 80 and last 40 lines, and at most 40
+    /// lines of key events (a join, a choice, a new leader) in between.
+    pub const SHOWN: StoryLines = StoryLines::Shortened {
+        head: 80,
+        tail: 40,
+        keys: 40,
+    };
+
+    fn shortener(self) -> Shortener {
+        match self {
+            StoryLines::Shortened { head, tail, keys } => Shortener::new(head, tail, keys),
+            StoryLines::Whole => Shortener::whole(),
+        }
+    }
+}
+
+impl Default for StoryLines {
+    fn default() -> Self {
+        StoryLines::SHOWN
+    }
+}
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -67,9 +116,10 @@ pub struct RunResult {
     pub expect_violation: Vec<String>,
     /// Whether the scenario passed.
     pub passed: bool,
-    /// The story, line by line.
+    /// The story, line by line, shortened as [`RunOptions::story_lines`] says (a gap stands
+    /// for the lines left out).
     #[serde(skip)]
-    pub story: Vec<StoryLine>,
+    pub story: Vec<Shown>,
     /// The run's figures in words (the protocol's summary).
     pub summary: Vec<String>,
     /// The trace file's text (JSON Lines), when asked for.
@@ -141,26 +191,23 @@ pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
     String::from_utf8(buf).expect("JSON is UTF-8")
 }
 
-/// A finished simulation with everything it recorded.
+/// A finished simulation with the records its end reads.
 struct Executed<A: Actor> {
     sim: Sim<A>,
     report: RunReport,
-    records: Vec<Record<A>>,
+    /// The records the protocol keeps (`Protocol::keeps`).
+    kept: Vec<Record<A>>,
 }
 
-fn execute<P: Protocol>(
-    prep: &Prepared<P>,
-    seed: u64,
-    max_steps: Option<u64>,
-) -> Executed<P::Actor> {
-    let mut sim = build_capped(prep, seed, max_steps);
-    sim.set_trace(TraceMode::Memory(Vec::new()));
-    let report = sim.run();
-    let records = sim.take_records();
+/// Runs `prep` at `seed`, keeping only what its end reads.
+fn execute<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Executed<P::Actor> {
+    let mut sim = build(prep, seed);
+    let mut kept = sim_core::KeptRecords::default();
+    let report = stream(&mut sim, |record| kept.observe::<P>(&record));
     Executed {
         sim,
         report,
-        records,
+        kept: kept.into_records(),
     }
 }
 
@@ -171,7 +218,7 @@ fn verdict<P: Protocol>(
 ) -> (Vec<ExpectationResult>, bool) {
     let outcome = Outcome {
         sim: &run.sim,
-        records: &run.records,
+        records: &run.kept,
     };
     let expectations: Vec<ExpectationResult> = prep
         .doc
@@ -205,19 +252,58 @@ fn verdict<P: Protocol>(
 /// Whether `prep` at `seed` passes, as `dsim run` judges it (expectations and expected
 /// violations), without telling its story.
 pub fn passes<P: Protocol>(prep: &Prepared<P>, seed: u64) -> bool {
-    verdict(prep, &execute(prep, seed, None)).1
+    let executed = execute(prep, seed);
+    verdict(prep, &executed).1
 }
 
-/// Runs `prep` once.
+/// Runs `prep` once; with `options.keep_trace`, the result holds the trace's text.
 pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
+    if !options.keep_trace {
+        return run_to(prep, options, None).0;
+    }
+    let mut text: Vec<u8> = Vec::new();
+    let (mut result, written) = run_to(prep, options, Some(&mut text));
+    written.expect("writing to memory never fails");
+    result.trace = Some(String::from_utf8(text).expect("JSON is UTF-8"));
+    result
+}
+
+/// Runs `prep` once, writing its trace (JSON Lines, header first) to `trace` as the run makes
+/// it. The second value is the first error writing the trace met (the run goes on to its end
+/// without writing more); the caller reports it. `options.keep_trace` is for [`run`].
+pub fn run_to<P: Story>(
+    prep: &Prepared<P>,
+    options: &RunOptions,
+    trace: Option<TraceOut<'_>>,
+) -> (RunResult, io::Result<()>) {
     let seed = options.seed.unwrap_or(prep.doc.seed);
-    let executed = execute(prep, seed, options.max_steps);
+    let mut listeners: Listeners<P> = Listeners {
+        kept: sim_core::KeptRecords::default(),
+        teller: Some(Teller::new(
+            options.lang,
+            options.detail,
+            options.story_lines.shortener(),
+        )),
+        trace: trace.map(|out| JsonLinesSink::new(out, &header(prep, seed).to_line())),
+        all: options.keep_view.then(Vec::new),
+    };
+    let mut sim = build_capped(prep, seed, options.max_steps);
+    let report = stream(&mut sim, |record| listeners.take(record));
+    let executed = Executed {
+        sim,
+        report,
+        kept: std::mem::take(&mut listeners.kept).into_records(),
+    };
+    let written = listeners
+        .trace
+        .map_or(Ok(()), |sink| sink.finish().map(drop));
+    let story = listeners.teller.map(Teller::finish).unwrap_or_default();
     let (mut expectations, passed) = verdict(prep, &executed);
+    let outcome = Outcome {
+        sim: &executed.sim,
+        records: &executed.kept,
+    };
     if options.lang != traces::Lang::En {
-        let outcome = Outcome {
-            sim: &executed.sim,
-            records: &executed.records,
-        };
         for (e, result) in prep.doc.expect.iter().zip(expectations.iter_mut()) {
             // The verdict stays the model's; only the words change.
             let (Ok(detail) | Err(detail)) =
@@ -225,22 +311,17 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
             result.detail = detail;
         }
     }
-    let records = &executed.records;
-    let story = tell::<P>(records, options.lang, options.detail);
-    let summary = P::summary(records, options.lang);
-    let trace = options
-        .keep_trace
-        .then(|| trace_text(&header(prep, seed), records));
-    let view = options.keep_view.then(|| {
-        let mut view = TraceView::of(header(prep, seed), records);
-        view.attach_story(tell::<P>(records, options.lang, options.view_detail));
+    let summary = P::summary(&executed.kept, options.lang);
+    let view = listeners.all.map(|records| {
+        let mut view = TraceView::of(header(prep, seed), &records);
+        view.attach_story(tell::<P>(&records, options.lang, options.view_detail));
         view
     });
     let invariants = P::invariants(&prep.doc.config)
         .iter()
         .map(|i| i.name().to_string())
         .collect();
-    RunResult {
+    let result = RunResult {
         scenario: prep.name.clone(),
         description: match (options.lang, &prep.doc.description_es) {
             (traces::Lang::Es, Some(es)) => es.clone(),
@@ -255,14 +336,15 @@ pub fn run<P: Story>(prep: &Prepared<P>, options: &RunOptions) -> RunResult {
         passed,
         story,
         summary,
-        trace,
+        trace: None,
         view,
-    }
+    };
+    (result, written)
 }
 
 /// Runs `prep` at `seed` for a sweep: the verdict and the protocol's figures, no story.
 pub fn measure<P: Story>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOutcome {
-    let executed = execute(prep, seed, None);
+    let executed = execute(prep, seed);
     let (_, passed) = verdict(prep, &executed);
     crate::sweep::SeedOutcome {
         seed,
@@ -274,6 +356,6 @@ pub fn measure<P: Story>(prep: &Prepared<P>, seed: u64) -> crate::sweep::SeedOut
             .iter()
             .map(|v| v.invariant.clone())
             .collect(),
-        measures: P::measures(&executed.records),
+        measures: P::measures(&executed.kept),
     }
 }
