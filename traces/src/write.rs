@@ -1,17 +1,24 @@
 //! Writing a trace as the run makes it: one JSON line per record.
 
 use serde::Serialize;
-use sim_core::{Actor, Record, TraceSink};
+use sim_core::{Actor, Name, Record, TraceSink};
 use std::io::{self, Write};
 
 /// A sink that writes each record as one JSON line. I/O errors are kept (the first one) for the
 /// caller to report after the run, since a record sink cannot fail the kernel's step.
+///
+/// Lines are made straight into a batch of about [`BATCH`] bytes that goes to `out` in one
+/// write when full: a record costs no copy between buffers and no call into `out`, so `out`
+/// needs no buffer of its own.
 pub struct JsonLinesSink<W: Write> {
     out: W,
     error: Option<io::Error>,
-    line: Vec<u8>,
+    batch: Vec<u8>,
     names: NameCache,
 }
+
+/// The bytes a [`JsonLinesSink`] gathers before writing them.
+pub const BATCH: usize = 64 * 1024;
 
 impl<W: Write> JsonLinesSink<W> {
     /// A sink writing to `out`, starting with the header line `header`.
@@ -20,18 +27,28 @@ impl<W: Write> JsonLinesSink<W> {
         JsonLinesSink {
             out,
             error,
-            line: Vec::with_capacity(256),
+            batch: Vec::with_capacity(BATCH + 4096),
             names: NameCache::default(),
         }
     }
 
-    /// Flushes and returns the writer, or the first error met.
+    /// Writes what is gathered and flushes; returns the writer, or the first error met.
     pub fn finish(mut self) -> io::Result<W> {
+        self.write_batch();
         if let Some(e) = self.error.take() {
             return Err(e);
         }
         self.out.flush()?;
         Ok(self.out)
+    }
+
+    fn write_batch(&mut self) {
+        if self.error.is_none()
+            && let Err(e) = self.out.write_all(&self.batch)
+        {
+            self.error = Some(e);
+        }
+        self.batch.clear();
     }
 }
 
@@ -44,13 +61,31 @@ pub fn record_line<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>) {
 }
 
 /// Escaped JSON strings of node names and message kinds: a run has only a few distinct ones, so
-/// each is escaped once.
+/// each is escaped once. Node names are interned (`sim_core::Name`: one address per text for
+/// the whole process, never freed), so a name is found by its address alone; other texts (a
+/// message kind) by their content.
 #[derive(Default)]
 pub struct NameCache {
     entries: Vec<(Box<str>, Vec<u8>)>,
+    /// Interned names by address and length, with their escaped text.
+    interned: Vec<(usize, usize, Vec<u8>)>,
 }
 
 impl NameCache {
+    fn write_name(&mut self, name: &sim_core::Name, buf: &mut Vec<u8>) {
+        let text: &str = name;
+        let key = (text.as_ptr() as usize, text.len());
+        if let Some((_, _, escaped)) = self.interned.iter().find(|e| (e.0, e.1) == key) {
+            buf.extend_from_slice(escaped);
+            return;
+        }
+        let escaped = serde_json::to_vec(text).expect("strings always serialize");
+        buf.extend_from_slice(&escaped);
+        if self.interned.len() < 64 {
+            self.interned.push((key.0, key.1, escaped));
+        }
+    }
+
     fn write(&mut self, s: &str, buf: &mut Vec<u8>) {
         if let Some((_, escaped)) = self.entries.iter().find(|e| &*e.0 == s) {
             buf.extend_from_slice(escaped);
@@ -84,14 +119,14 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
         buf.extend_from_slice(kind);
         buf.push(b'"');
     };
-    let mut link = |buf: &mut Vec<u8>, kind: &[u8], id: u64, from: &str, to: &str| {
+    let mut link = |buf: &mut Vec<u8>, kind: &[u8], id: u64, from: &Name, to: &Name| {
         head(buf, kind);
         buf.extend_from_slice(b",\"id\":");
         number(buf, id);
         buf.extend_from_slice(b",\"from\":");
-        names.write(from, buf);
+        names.write_name(from, buf);
         buf.extend_from_slice(b",\"to\":");
-        names.write(to, buf);
+        names.write_name(to, buf);
     };
     match &record.event {
         Event::Send { id, from, to, msg } => {
@@ -138,14 +173,14 @@ pub fn record_line_cached<A: Actor>(record: &Record<A>, buf: &mut Vec<u8>, names
         Event::Timer { node, timer } => {
             head(buf, b"timer");
             buf.extend_from_slice(b",\"node\":");
-            names.write(node, buf);
+            names.write_name(node, buf);
             buf.extend_from_slice(b",\"timer\":");
             value(buf, timer);
         }
         Event::Note { node, note } => {
             head(buf, b"note");
             buf.extend_from_slice(b",\"node\":");
-            names.write(node, buf);
+            names.write_name(node, buf);
             buf.extend_from_slice(b",\"note\":");
             value(buf, note);
         }
@@ -163,10 +198,9 @@ impl<A: Actor, W: Write + Send> TraceSink<A> for JsonLinesSink<W> {
         if self.error.is_some() {
             return;
         }
-        self.line.clear();
-        record_line_cached(record, &mut self.line, &mut self.names);
-        if let Err(e) = self.out.write_all(&self.line) {
-            self.error = Some(e);
+        record_line_cached(record, &mut self.batch, &mut self.names);
+        if self.batch.len() >= BATCH {
+            self.write_batch();
         }
     }
 }
