@@ -1,6 +1,6 @@
 //! `dsim explore --exhaustive`'s speed and memory on the pinned configurations.
 //!
-//! `cargo run --release -p dsim-bench --bin exhaustive` explores, each in a child process of
+//! `cargo run --profile perf -p dsim-bench --bin exhaustive` explores, each in a child process of
 //! its own (so that each peak memory is its own): the one-proposer Paxos configuration
 //! (complete), the bundled two-proposer `search/paxos-exhaustive` to depth 13, and
 //! `search/raft-exhaustive` with terms up to 3 to depth 8, the last two also with `--symmetry`

@@ -1,6 +1,6 @@
 //! `dsim explore`'s search speed against `dsim sweep`'s, on the same file in the same run.
 //!
-//! `cargo run --release -p dsim-bench --bin explore [SCENARIO] [SEEDS]` loads the scenario once
+//! `cargo run --profile perf -p dsim-bench --bin explore [SCENARIO] [SEEDS]` loads the scenario once
 //! (default: the bundled `search/paxos-swarm`, 20,000 seeds) and times, best of five
 //! interleaved rounds:
 //! a sweep's per-seed work on one thread (every record kept, expectations and figures

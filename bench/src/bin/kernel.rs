@@ -1,6 +1,6 @@
 //! The kernel's cost per event, against a bare binary heap doing the same scheduling.
 //!
-//! `cargo run --release -p dsim-bench --bin kernel` prints, for a 3-node token ring with
+//! `cargo run --profile perf -p dsim-bench --bin kernel` prints, for a 3-node token ring with
 //! latency uniform in 1-10 ms and 1 or 64 tokens in flight: ns per event for a bare
 //! `BinaryHeap` of (time, seq) events (with the same latency draws), for the kernel with tracing
 //! off, and for the kernel writing a full JSON Lines trace to memory; and heap allocations per

@@ -1,4 +1,4 @@
-//! Benchmark of `dsim ring`'s placement code: `cargo run --release -p dsim-bench --bin ring`.
+//! Benchmark of `dsim ring`'s placement code: `cargo run --profile perf -p dsim-bench --bin ring`.
 //!
 //! 1. A join at scale: 1 000 nodes x 128 vnodes, 1 000 000 keys hashed and sorted beforehand
 //!    (not timed), RF 3; one node joins: rebuild the ring and find every key whose replica set

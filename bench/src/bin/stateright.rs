@@ -1,6 +1,6 @@
 //! dsim against stateright on stateright's own model: its Paxos register example.
 //!
-//! `cargo run --release -p dsim-bench --bin stateright` builds stateright 0.31's
+//! `cargo run --profile perf -p dsim-bench --bin stateright` builds stateright 0.31's
 //! `examples/paxos.rs` (kept in `bench/stateright-paxos/`, a crate of its own so that dsim's
 //! tests never compile stateright), then explores the same model both ways, each exploration
 //! in a child process of its own so that each peak memory is its own: dsim's

@@ -1,6 +1,6 @@
 //! A run's memory against its length, and what its JSON trace costs.
 //!
-//! `cargo run --release -p dsim-bench --bin streaming` runs a three-node Raft cluster (the
+//! `cargo run --profile perf -p dsim-bench --bin streaming` runs a three-node Raft cluster (the
 //! lesson's election model) heartbeating for 10^5, 10^6 and 10^7 steps, as `dsim run` runs it
 //! (story told and shortened, expectations, invariants at every step), without and with a JSON
 //! Lines trace written to a temporary file. Each run is a child process of its own, so its peak
