@@ -62,7 +62,7 @@ pub fn render_problems(problems: &[scenarios::Diagnostic]) -> String {
         out.push_str(&p.to_string());
         out.push('\n');
     }
-    let n = problems.len();
+    let n: usize = problems.iter().map(scenarios::Diagnostic::count).sum();
     out.push_str(&format!(
         "{n} problem{} found; nothing was run",
         if n == 1 { "" } else { "s" }

@@ -14,6 +14,10 @@
 
 use std::fmt;
 
+/// How many problems of one file are shown in full; the rest are counted
+/// ([`Diagnostic::more`]).
+pub const SHOWN_PROBLEMS: usize = 50;
+
 /// One problem in a scenario file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -24,13 +28,16 @@ pub struct Diagnostic {
     /// Column in characters, from 1.
     pub col: usize,
     /// How many characters to underline.
-    pub width: usize,
+    pub width: u32,
     /// What is wrong.
     pub message: String,
     /// How to fix it, if we know.
     pub help: Option<String>,
     /// The offending line's text.
     pub source_line: Option<String>,
+    /// How many further problems of the file this entry stands for without showing them
+    /// ([`Diagnostic::more`]); 0 for a problem of its own.
+    pub hidden: u32,
 }
 
 impl Diagnostic {
@@ -47,13 +54,14 @@ impl Diagnostic {
             file: file.to_string(),
             line,
             col,
-            width: width.max(1),
+            width: u32::try_from(width.max(1)).unwrap_or(u32::MAX),
             message,
             help: None,
             source_line: source
                 .lines()
                 .nth(line.saturating_sub(1))
                 .map(str::to_string),
+            hidden: 0,
         }
     }
 
@@ -67,7 +75,27 @@ impl Diagnostic {
             message,
             help: None,
             source_line: None,
+            hidden: 0,
         }
+    }
+
+    /// Stands for `hidden` more problems of `file` that are not shown: a file with thousands
+    /// of problems shows the first [`SHOWN_PROBLEMS`] in full and counts the rest, so that its
+    /// validation stays fast and its report readable.
+    pub fn more(file: &str, hidden: usize) -> Self {
+        Diagnostic {
+            hidden: u32::try_from(hidden).unwrap_or(u32::MAX),
+            help: Some("fix the problems above and validate again".into()),
+            ..Diagnostic::whole_file(
+                file,
+                format!("and {hidden} more problems like these, not shown"),
+            )
+        }
+    }
+
+    /// How many problems this entry reports: 1, or those it stands for.
+    pub fn count(&self) -> usize {
+        self.hidden.max(1) as usize
     }
 
     /// Adds a hint on how to fix it.
@@ -93,7 +121,7 @@ impl fmt::Display for Diagnostic {
                     f,
                     "{pad} | {}{}",
                     " ".repeat(self.col.saturating_sub(1)),
-                    "^".repeat(self.width)
+                    "^".repeat(self.width as usize)
                 )?;
             }
         }

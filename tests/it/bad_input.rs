@@ -190,3 +190,36 @@ fn the_size_caps_admit_a_thousand_node_ring() {
     let p = scenarios::registry::protocol_for("big.ron", &tokens).unwrap();
     assert!(p.validate("big.ron", &tokens).is_ok());
 }
+
+// Goal: a file with thousands of problems is validated fast and reported readably. Method: a
+// Raft file whose 20,000 nodes all start with `@` (each a problem) through `dsim validate`.
+// Proves: the first 50 problems are shown in full, each located, the rest counted in one line,
+// and the total is right (the node count's own two problems included).
+#[test]
+fn thousands_of_problems_show_fifty_and_count_the_rest() {
+    let nodes: Vec<String> = (0..20_000)
+        .map(|i| format!("(name: \"@n{i}\", log: (term: 1, index: 1))"))
+        .collect();
+    let source = format!(
+        "Scenario(\n  description: \"bloated\",\n  protocol: \"raft\",\n  config: (\n    \
+         replication: false,\n    nodes: [\n      {}\n    ],\n  ),\n  stop: (max_time_ms: 100),\n)\n",
+        nodes.join(",\n      ")
+    );
+    let dir = crate::support::scratch("bloated");
+    let file = dir.join("bloated.ron");
+    std::fs::write(&file, source).unwrap();
+    let out = dsim(&["validate", file.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let shown = err.lines().filter(|l| l.starts_with("  --> ")).count();
+    let located = err
+        .lines()
+        .filter(|l| l.starts_with("  --> ") && l.matches(':').count() >= 2)
+        .count();
+    assert_eq!((shown, located), (51, 50), "{err}");
+    assert!(err.contains("and 19952 more problems like these"), "{err}");
+    assert!(
+        err.ends_with("20002 problems found; nothing was run\n"),
+        "{err}"
+    );
+}

@@ -213,13 +213,16 @@ fn mutate(text: &str, class: Class, rng: &mut SimRng) -> Vec<u8> {
                 .filter(|&(a, _)| text.as_bytes()[a] == b'"')
                 .collect();
             let long = format!("\"{}\"", "n".repeat(100_000));
-            let hostile: [&str; 6] = [
+            let hostile: [&str; 9] = [
                 "\"\"",
                 "\"a\\nb\"",
                 "\"\u{202e}evil\"",
+                "\"\\u{202e}escaped\"",
+                "\" padded \"",
                 "\"</script><b>\"",
                 "\"\\\"\"",
                 "\"tab\\there\"",
+                "\"bell\\u{7}\"",
             ];
             let with = if class == Class::LongString {
                 long
@@ -234,22 +237,28 @@ fn mutate(text: &str, class: Class, rng: &mut SimRng) -> Vec<u8> {
     bytes
 }
 
+/// Whether a problem names its line and column (the count of problems not shown in full,
+/// which stands for others, has no place of its own).
+fn located(d: &scenarios::Diagnostic) -> bool {
+    (d.line > 0 && d.col > 0) || d.hidden > 0
+}
+
 /// A scenario mutant through validate and, if valid, a capped run.
 fn try_scenario(name: &str, text: &str) -> Outcome {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let protocol = match scenarios::registry::protocol_for(name, text) {
             Ok(p) => p,
-            Err(problems) if problems.iter().all(|d| d.line > 0 && d.col > 0) => {
+            Err(problems) if problems.iter().all(located) => {
                 return Outcome::Refused;
             }
             Err(_) => return Outcome::RefusedUnlocated,
         };
         match protocol.validate(name, text) {
             Err(problems) => {
-                if problems.iter().all(|d| d.line > 0 && d.col > 0) {
+                if problems.iter().all(located) {
                     Outcome::Refused
                 } else {
-                    for d in problems.iter().filter(|d| d.line == 0) {
+                    for d in problems.iter().filter(|d| !located(d)) {
                         eprintln!("unlocated in {name}: {}", d.message);
                     }
                     Outcome::RefusedUnlocated

@@ -141,9 +141,10 @@ impl PaxosConfig {
     /// Node names in `NodeId` order: proposers, acceptors, then learners not listed yet.
     pub fn node_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         let all = self.proposers.iter().chain(&self.acceptors);
         for name in all.chain(self.learners()) {
-            if !names.contains(name) {
+            if seen.insert(name.as_str()) {
                 names.push(name.clone());
             }
         }
@@ -216,8 +217,9 @@ pub fn validate(config: &PaxosConfig) -> Vec<ConfigProblem> {
             }
         }
     }
+    let proposers: BTreeSet<&String> = config.proposers.iter().collect();
     for name in config.values.keys().chain(config.ids.keys()) {
-        if !config.proposers.contains(name) {
+        if !proposers.contains(name) {
             problems.push(problem(
                 quoted(name),
                 format!("\"{name}\" has a value or id but is not a proposer: add it to `proposers` or remove the entry"),

@@ -247,9 +247,10 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
             ));
         }
     }
+    let replicas: BTreeSet<&String> = config.replicas.iter().collect();
     let mut twinned = BTreeSet::new();
     for name in &config.twins {
-        if !config.replicas.contains(name) {
+        if !replicas.contains(name) {
             problems.push(problem(
                 Some(format!("\"{name}\"")),
                 format!(
@@ -312,7 +313,7 @@ pub fn validate(config: &PbftConfig) -> Vec<ConfigProblem> {
     }
     let mut byzantine = 0;
     for (name, behaviours) in &config.byzantine {
-        if !config.replicas.contains(name) {
+        if !replicas.contains(name) {
             problems.push(problem(
                 Some(format!("\"{name}\"")),
                 format!(

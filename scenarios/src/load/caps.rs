@@ -26,73 +26,15 @@ const SHOWN_CHARS: usize = 60;
 /// This reads the file as text (strings, raw strings, comments), before any protocol's types,
 /// so it bounds every text a file can set, whatever field it sits in.
 pub fn long_texts(file: &str, source: &str) -> Vec<crate::Diagnostic> {
-    let bytes = source.as_bytes();
-    let mut problems = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1)) {
-            (b'/', Some(b'/')) => {
-                i = memchr(bytes, i, b'\n');
-                continue;
-            }
-            (b'/', Some(b'*')) => {
-                i = source[i + 2..]
-                    .find("*/")
-                    .map_or(bytes.len(), |end| i + 2 + end + 2);
-                continue;
-            }
-            (b'\'', _) => {
-                // A character: skip it so a quote inside ('"') starts no text.
-                let escaped = bytes.get(i + 1) == Some(&b'\\');
-                i += if escaped { 4 } else { 3 };
-                continue;
-            }
-            _ => {}
-        }
-        let raw_hashes = raw_string_start(bytes, i);
-        if bytes[i] != b'"' && raw_hashes.is_none() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let (body, end) = match raw_hashes {
-            Some(hashes) => {
-                let open = i + 2 + hashes;
-                let close = format!("\"{}", "#".repeat(hashes));
-                let end = source[open..]
-                    .find(&close)
-                    .map_or(bytes.len(), |e| open + e);
-                (open..end, (end + close.len()).min(bytes.len()))
-            }
-            None => {
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != b'"' {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
-                }
-                let end = j.min(bytes.len());
-                (i + 1..end, (end + 1).min(bytes.len()))
-            }
-        };
-        let chars = bytes[body].iter().filter(|&&b| b & 0xC0 != 0x80).count();
-        if chars > TEXT_CHARS {
-            problems.push(long_text(file, source, start, chars));
-        }
-        i = end;
-    }
-    problems
-}
-
-/// Where a raw string (`r"..."`, `r#"..."#`) starts at `i`: the number of `#`s.
-fn raw_string_start(bytes: &[u8], i: usize) -> Option<usize> {
-    if bytes[i] != b'r' || i.checked_sub(1).is_some_and(|p| is_ident(bytes[p])) {
-        return None;
-    }
-    let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
-    (bytes.get(i + 1 + hashes) == Some(&b'"')).then_some(hashes)
-}
-
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    super::literals::strings(source)
+        .filter_map(|text| {
+            let chars = source.as_bytes()[text.body.clone()]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .count();
+            (chars > TEXT_CHARS).then(|| long_text(file, source, text.start, chars))
+        })
+        .collect()
 }
 
 fn memchr(bytes: &[u8], from: usize, needle: u8) -> usize {

@@ -3,7 +3,7 @@
 
 use super::caps;
 use super::ron_errors::suggest;
-use crate::diagnostic::{Diagnostic, Locator, closest};
+use crate::diagnostic::{Diagnostic, Locator, SHOWN_PROBLEMS, closest};
 use crate::schema::{At, LatencySpec, LinkSpec, Step};
 use sim_core::{
     Action, Actor, Clock, Duration, FaultRule, Instant, Latency, LinkConfig, Message, NodeAction,
@@ -72,10 +72,22 @@ pub(super) struct Checks<'a> {
     /// Where in the file the part being checked starts (a step, the network): problems found
     /// there are located from here, not at the first occurrence of their text in the file.
     pub(super) anchor: Option<usize>,
+    /// Problems found past the first [`SHOWN_PROBLEMS`], counted and not located.
+    pub(super) unshown: usize,
+    /// Each node's id by name (the first of a name given twice), so a file's thousands of
+    /// steps find their nodes in a lookup each.
+    pub(super) index: std::collections::BTreeMap<String, u32>,
 }
+
+/// How many node names a message lists before saying how many more there are.
+const LISTED_NODES: usize = 20;
 
 impl Checks<'_> {
     pub(super) fn problem(&mut self, locate: Option<&str>, message: String, help: Option<String>) {
+        if self.problems.len() >= SHOWN_PROBLEMS {
+            self.unshown += 1;
+            return;
+        }
         let found = locate.and_then(|needle| {
             self.find(needle)
                 .or_else(|| {
@@ -92,6 +104,14 @@ impl Checks<'_> {
                     // A value read from a bare word (`expect_violation: agreement`).
                     let inner = needle.strip_prefix('"')?.strip_suffix('"')?;
                     self.find(inner)
+                })
+                .or_else(|| {
+                    // A quoted text however the file spells it (`"a\u{202e}b"`, a raw string).
+                    let inner = needle.strip_prefix('"')?.strip_suffix('"')?;
+                    let literal = super::literals::strings(self.source)
+                        .find(|l| l.value(self.source).as_deref() == Some(inner))?;
+                    let written = &self.source[literal.start..literal.end];
+                    Some(self.locator.position_of(literal.start, written))
                 })
         });
         let d = match found {
@@ -186,7 +206,7 @@ impl Checks<'_> {
                 Some("name the nodes in the protocol's config".into()),
             );
         }
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
         let mut problems = Vec::new();
         for name in &self.nodes {
             let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
@@ -220,23 +240,42 @@ impl Checks<'_> {
                     format!("node name \"{name}\" starts with `@`"),
                     "`@` marks a role in a step (\"@leader\"): start a node's name otherwise",
                 ));
-            } else if seen.contains(&name.as_str()) {
+            } else if !seen.insert(name.as_str()) {
                 problems.push((
                     format!("\"{name}\""),
                     format!("node \"{name}\" is named twice"),
                     "give every node its own name",
                 ));
             }
-            seen.push(name);
         }
         for (needle, message, help) in problems {
             self.problem(Some(&needle), message, Some(help.into()));
         }
     }
 
+    /// The nodes' names for a message: all of them, or the first [`LISTED_NODES`] and how many
+    /// more.
+    fn node_list(&self) -> String {
+        let shown: Vec<&str> = self
+            .nodes
+            .iter()
+            .take(LISTED_NODES)
+            .map(String::as_str)
+            .collect();
+        match self.nodes.len().saturating_sub(LISTED_NODES) {
+            0 => shown.join(", "),
+            more => format!("{} and {more} more", shown.join(", ")),
+        }
+    }
+
     pub(super) fn node(&mut self, name: &str) -> Option<NodeId> {
-        if let Some(i) = self.nodes.iter().position(|n| n == name) {
-            return Some(NodeId(i as u32));
+        if let Some(&i) = self.index.get(name) {
+            return Some(NodeId(i));
+        }
+        if self.problems.len() >= SHOWN_PROBLEMS {
+            // Counted, not shown: no suggestion or list is worth making.
+            self.unshown += 1;
+            return None;
         }
         if name.chars().count() > caps::NAME_CHARS {
             // No suggestion: comparing long strings costs their product.
@@ -254,7 +293,7 @@ impl Checks<'_> {
             );
             return None;
         }
-        let list = self.nodes.join(", ");
+        let list = self.node_list();
         let help = match closest(name, self.nodes.iter().map(String::as_str)) {
             Some(c) => format!("did you mean \"{c}\"? The nodes are: {list}"),
             None => format!("the nodes are: {list}"),
@@ -285,7 +324,7 @@ impl Checks<'_> {
             format!(
                 "{} nodes claim no roles: name the node instead, one of: {}",
                 P::NAME,
-                self.nodes.join(", ")
+                self.node_list()
             )
         } else {
             let at: Vec<String> = roles.iter().map(|r| format!("@{r}")).collect();
@@ -426,7 +465,7 @@ impl Checks<'_> {
                     self.node(&other);
                 }
                 if !n.starts_with('@')
-                    && self.nodes.contains(n)
+                    && self.index.contains_key(n.as_str())
                     && let Some(why) = P::command_problem(config, n, cmd)
                 {
                     self.problem(Some(&format!("\"{n}\"")), why, None);
@@ -435,9 +474,9 @@ impl Checks<'_> {
                 self.on_node::<P>(n, NodeAction::Command(cmd.clone()))?
             }
             Step::Partition(groups) => {
-                let mut seen = Vec::new();
+                let mut seen = std::collections::BTreeSet::new();
                 for name in groups.iter().flatten() {
-                    if seen.contains(&name) {
+                    if !seen.insert(name) {
                         self.problem(
                             Some(&format!("\"{name}\"")),
                             format!("\"{name}\" is in two groups of the partition"),
@@ -449,7 +488,6 @@ impl Checks<'_> {
                         );
                         return None;
                     }
-                    seen.push(name);
                 }
                 let ids: Vec<Option<Vec<NodeId>>> =
                     groups.iter().map(|g| self.nodes_of(g)).collect();

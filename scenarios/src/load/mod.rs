@@ -9,6 +9,7 @@
 pub mod caps;
 mod checks;
 mod choices;
+mod literals;
 mod ron_errors;
 
 pub use ron_errors::{from_ron, protocol_of, ron_options};
@@ -55,13 +56,20 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
     let locator = Locator::new(source);
     let steps = locator.occurrences("At(");
     let network = locator.occurrences("network:").first().copied();
+    let nodes = P::nodes(&doc.config);
+    let mut index = std::collections::BTreeMap::new();
+    for (i, name) in nodes.iter().enumerate() {
+        index.entry(name.clone()).or_insert(i as u32);
+    }
     let mut check = Checks {
         file,
         source,
         locator,
         problems: Vec::new(),
-        nodes: P::nodes(&doc.config),
+        nodes,
         anchor: None,
+        unshown: 0,
+        index,
     };
     for problem in P::validate(&doc.config) {
         // A field left at its default is not in the file: the config is the place then.
@@ -120,6 +128,9 @@ pub fn load<P: Protocol>(file: &str, source: &str) -> Result<Prepared<P>, Vec<Di
             check.anchor = None;
             break;
         }
+    }
+    if check.unshown > 0 {
+        check.problems.push(Diagnostic::more(file, check.unshown));
     }
     if !check.problems.is_empty() {
         return Err(check.problems);
