@@ -13,14 +13,14 @@ use crate::run;
 use crate::schedule::{choice_text, full_schedule_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
-use sim_core::exhaustive::{self, Boundary, Options, Order, Stats};
+use sim_core::exhaustive::{self, Boundary, MemoryGauge, Options, Order, Stats};
 use sim_core::symmetry::Symmetry;
 use sim_core::{Action, Choice, Duration, NodeId, Protocol, RuleAction, Sim};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// How an exhaustive search of a file is bounded and run (the CLI's flags).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     /// Breadth or depth first.
     pub order: Order,
@@ -41,6 +41,9 @@ pub struct Settings {
     /// Merge states that are renamings of each other within the protocol's interchangeable
     /// nodes (see [`symmetry`]).
     pub symmetry: bool,
+    /// The memory budget's gauge: the search stops (incomplete) when it says the budget is
+    /// reached. `None`: no budget.
+    pub memory: Option<MemoryGauge>,
 }
 
 impl Default for Settings {
@@ -55,6 +58,7 @@ impl Default for Settings {
             keep_going: false,
             max_states: 50_000_000,
             symmetry: false,
+            memory: None,
         }
     }
 }
@@ -74,6 +78,12 @@ pub struct Outcome {
     pub complete: bool,
     /// Whether the search stopped at its state limit.
     pub hit_state_limit: bool,
+    /// Whether the search stopped at its memory budget.
+    pub hit_memory_limit: bool,
+    /// The chance that two distinct states had the same 64-bit fingerprint, so that one of
+    /// them was never explored (as TLC estimates it: n(n-1)/2 pairs, each colliding with
+    /// probability 2^-64, for n states).
+    pub collision_probability: f64,
     /// Whether some state was left unexpanded at the depth bound.
     pub hit_depth_limit: bool,
     /// Whether some state stopped at the file's in-flight limit and was left unexpanded.
@@ -128,6 +138,8 @@ impl From<Stats> for Outcome {
             terminal_states: stats.terminal,
             complete: stats.complete,
             hit_state_limit: stats.hit_state_limit,
+            hit_memory_limit: stats.hit_memory_limit,
+            collision_probability: collision_probability(stats.unique_states),
             hit_depth_limit: stats.hit_depth_limit,
             hit_run_limit: stats.hit_run_limit,
             violation: None,
@@ -135,6 +147,14 @@ impl From<Stats> for Outcome {
             interchangeable: Vec::new(),
         }
     }
+}
+
+/// The chance that some two of `states` distinct states share a 64-bit fingerprint (so that
+/// the search merged them and never explored one): at most n(n-1)/2 * 2^-64, TLC's estimate
+/// for fingerprints that hash well.
+pub fn collision_probability(states: u64) -> f64 {
+    let n = states as f64;
+    (n * (n - 1.0) / 2.0 * 2f64.powi(-64)).min(1.0)
 }
 
 /// Why `prep` cannot be explored exhaustively, if it cannot: what has no meaning without
@@ -295,6 +315,7 @@ pub fn explore<P: Protocol>(
         within: boundary::<P>(settings),
         ignored_wait: P::IGNORED_MESSAGES_WAIT,
         symmetry: symmetry.clone().map(Arc::new),
+        over_budget: settings.memory.clone(),
     };
     let sometimes = P::sometimes(&prep.doc.config);
     let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);

@@ -2,6 +2,7 @@
 //! found to a handful of choices, and write it as a scenario file that `dsim run` replays.
 //! `shard` splits a search for a batch system and merges the shards' results.
 
+mod budget;
 mod exhaustive;
 mod shard;
 
@@ -62,9 +63,13 @@ timeline's steps happen in order anywhere in between). Breadth first finds a sho
 to a violation and writes it as a file whose schedule replays it in time:
   dsim explore search/paxos-exhaustive --exhaustive --bug accept_below_promise --out found.ron
   dsim explore search/raft-exhaustive --exhaustive --max-epoch 3 --max-depth 6 --jobs 2
-Counts, paths and files are the same at any --jobs.
+Counts, paths and files are the same at any --jobs. A search keeps within a memory budget
+(--max-memory, by default half of the memory free when it starts): one that reaches it stops
+and reports what it found so far as incomplete, with the bound to add, rather than taking the
+machine's memory.
 
-Exit codes: 0 nothing found; 1 an invariant broke or progress failed (the counterexample is
+Exit codes: 0 nothing found (an exhaustive search that a bound stopped says `incomplete`, and
+`complete: false` under --json); 1 an invariant broke or progress failed (the counterexample is
 written; --json says which under `kind`); 2 bad input; 3 a run panicked (a bug: the seed is
 printed).")]
 pub struct ExploreArgs {
@@ -240,6 +245,17 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub max_states: u64,
+    /// Stop (incomplete) once the process holds this much memory: `4G`, `512M`, `1.5GiB`, or
+    /// bytes. By default half of the memory available when the search starts (Linux's
+    /// `MemAvailable`), so a search never ends in the kernel's out-of-memory killer.
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = budget::parse_size,
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub max_memory: Option<u64>,
 }
 
 /// How a search makes each seed's schedule.

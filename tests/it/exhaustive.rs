@@ -218,14 +218,14 @@ fn budgets_add_lost_and_copied_messages() {
             dup_budget: dup,
             ..Settings::default()
         };
-        let bfs = explore(l.as_ref(), settings);
+        let bfs = explore(l.as_ref(), settings.clone());
         let dfs = |jobs| {
             explore(
                 l.as_ref(),
                 Settings {
                     order: Order::Dfs,
                     jobs,
-                    ..settings
+                    ..settings.clone()
                 },
             )
         };
@@ -665,8 +665,8 @@ fn symmetry_gives_fewer_states_and_the_same_verdicts() {
     ];
     for (b, settings, plain_count, symmetric_count) in cases {
         let l = loaded(b.name, b.source);
-        let plain = explore(l.as_ref(), settings);
-        let merged = explore(l.as_ref(), with_symmetry(settings));
+        let plain = explore(l.as_ref(), settings.clone());
+        let merged = explore(l.as_ref(), with_symmetry(settings.clone()));
         assert_eq!(plain.unique_states, plain_count, "{}", b.name);
         assert_eq!(merged.unique_states, symmetric_count, "{}", b.name);
         assert!(
@@ -685,7 +685,7 @@ fn symmetry_gives_fewer_states_and_the_same_verdicts() {
                 with_symmetry(Settings {
                     order,
                     jobs,
-                    ..settings
+                    ..settings.clone()
                 }),
             );
             assert_eq!(
@@ -783,4 +783,45 @@ fn a_packed_state_unpacks_to_the_same_state() {
         previous = state.clone();
         state.take(moves[moves.len() / 2]);
     }
+}
+
+// Goal: a search that would outgrow the memory it may use stops and says so, never dies of
+// out-of-memory. Method: the two-proposer Paxos file (millions of states without --symmetry)
+// with a budget of one megabyte, in words and in JSON. Proves: it stops after its first look at
+// the gauge, exit 0, reports `incomplete` with the bounds to add, and --json says
+// `complete: false` and `hit_memory_limit: true` with the counts found so far.
+#[test]
+fn a_search_stops_at_its_memory_budget() {
+    let words = crate::support::dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--max-memory",
+        "1M",
+    ]);
+    let text = crate::support::stdout(&words);
+    assert_eq!(words.status.code(), Some(0), "{text}");
+    assert!(text.contains("stopped at the memory budget"), "{text}");
+    assert!(text.contains("--symmetry"), "{text}");
+    let json = crate::support::dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--max-memory",
+        "1M",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&crate::support::stdout(&json)).unwrap();
+    assert_eq!(v["complete"], false, "{v}");
+    assert_eq!(v["hit_memory_limit"], true, "{v}");
+    assert!(v["unique_states"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["collision_probability"].as_f64().unwrap() < 1e-6, "{v}");
+    let bad = crate::support::dsim(&[
+        "explore",
+        "search/paxos-exhaustive",
+        "--exhaustive",
+        "--max-memory",
+        "lots",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
 }

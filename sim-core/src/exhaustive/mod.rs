@@ -65,6 +65,43 @@ impl<A: Actor> std::fmt::Debug for Sometimes<A> {
 /// Whether a state is inside a search's boundary.
 pub type Boundary<A> = std::sync::Arc<dyn Fn(&Sim<A>) -> bool + Send + Sync>;
 
+/// Whether the process has reached its memory budget. The caller measures (the kernel reads
+/// no state of the operating system); a search asks every [`BUDGET_EVERY`] states on each
+/// thread, and once told yes stops, incomplete, with what it found so far.
+#[derive(Clone)]
+pub struct MemoryGauge(std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl MemoryGauge {
+    /// A gauge that says the budget is reached when `reached` says so.
+    pub fn new(reached: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        MemoryGauge(std::sync::Arc::new(reached))
+    }
+
+    /// Whether the budget is reached.
+    pub fn reached(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for MemoryGauge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryGauge")
+    }
+}
+
+/// Two gauges are the same when they are one gauge.
+impl PartialEq for MemoryGauge {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for MemoryGauge {}
+
+/// How many states a search thread visits between two looks at the memory gauge: often enough
+/// that a level never outgrows the budget by much, seldom enough to cost nothing.
+pub const BUDGET_EVERY: u64 = 4_096;
+
 /// How a search is bounded and run.
 #[derive(Clone)]
 pub struct Options<A: Actor> {
@@ -92,6 +129,9 @@ pub struct Options<A: Actor> {
     /// Interchangeable nodes: states that are renamings of each other are merged (see
     /// [`crate::symmetry`]). `None` merges only states that are the same.
     pub symmetry: Option<std::sync::Arc<crate::symmetry::Symmetry>>,
+    /// The memory budget: the search stops (incomplete) once this says it is reached. `None`
+    /// never stops for memory.
+    pub over_budget: Option<MemoryGauge>,
 }
 
 impl<A: Actor> Default for Options<A> {
@@ -107,7 +147,15 @@ impl<A: Actor> Default for Options<A> {
             within: None,
             ignored_wait: false,
             symmetry: None,
+            over_budget: None,
         }
+    }
+}
+
+impl<A: Actor> Options<A> {
+    /// Whether the memory budget is reached (never, without a gauge).
+    fn over_budget(&self) -> bool {
+        self.over_budget.as_ref().is_some_and(MemoryGauge::reached)
     }
 }
 
@@ -127,6 +175,8 @@ pub struct Stats {
     pub complete: bool,
     /// Whether the search stopped at `max_states`.
     pub hit_state_limit: bool,
+    /// Whether the search stopped at its memory budget ([`Options::over_budget`]).
+    pub hit_memory_limit: bool,
     /// Whether some state was not expanded because of `max_depth`.
     pub hit_depth_limit: bool,
     /// Whether some state stopped at a run limit (more messages in flight than the file's
@@ -373,6 +423,8 @@ struct Expansion<A: Actor> {
     new_states: u64,
     /// Whether some state stopped at a run limit (the in-flight bound) and was not expanded.
     limited: bool,
+    /// Whether the memory budget stopped this expansion before its end.
+    over_budget: bool,
     transitions: u64,
     terminal: u64,
     /// The smallest fingerprint among the new states that break an invariant.
@@ -390,6 +442,7 @@ impl<A: Actor> Expansion<A> {
             pack: false,
             new_states: 0,
             limited: false,
+            over_budget: false,
             transitions: 0,
             terminal: 0,
             violation: None,
@@ -573,7 +626,9 @@ impl<A: Actor> Search<'_, A> {
                 return true;
             }
         }
-        (self.violation.is_some() && !self.options.keep_going) || self.stats.hit_state_limit
+        (self.violation.is_some() && !self.options.keep_going)
+            || self.stats.hit_state_limit
+            || self.stats.hit_memory_limit
     }
 
     /// Expands `state`: each successor inside the boundary is counted, and the new ones are
@@ -706,7 +761,11 @@ impl<A: Actor> Search<'_, A> {
                 let mut out = Expansion::new(sometimes.len());
                 out.pack = true;
                 let mut work = Work::default();
-                for stored in share {
+                for (i, stored) in share.into_iter().enumerate() {
+                    if i as u64 % BUDGET_EVERY == BUDGET_EVERY - 1 && options.over_budget() {
+                        out.over_budget = true;
+                        break;
+                    }
                     let state = work.scratch.unpack(&stored, &template);
                     drop(stored);
                     Self::expand(options, sometimes, visited, &state, &mut work, &mut out);
@@ -746,6 +805,7 @@ impl<A: Actor> Search<'_, A> {
                 merged.terminal += e.terminal;
                 merged.new_states += e.new_states;
                 merged.limited |= e.limited;
+                merged.over_budget |= e.over_budget;
                 merged.violation = least(merged.violation.take(), e.violation.take());
                 for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
                     *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
@@ -756,6 +816,7 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
             }
+            self.stats.hit_memory_limit |= merged.over_budget || self.options.over_budget();
             progress(&self.stats);
             level = merged.stored;
         }
@@ -765,6 +826,7 @@ impl<A: Actor> Search<'_, A> {
         let mut stack = vec![first];
         let mut work = Work::default();
         let mut last_progress = 0;
+        let mut last_budget = 0;
         while let Some(state) = stack.pop() {
             if self.stop() {
                 break;
@@ -791,6 +853,10 @@ impl<A: Actor> Search<'_, A> {
             stack.extend(out.next.into_iter().rev());
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
+            }
+            if self.stats.unique_states - last_budget >= BUDGET_EVERY {
+                last_budget = self.stats.unique_states;
+                self.stats.hit_memory_limit |= self.options.over_budget();
             }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;
@@ -822,6 +888,7 @@ impl<A: Actor> Search<'_, A> {
         let options = self.options;
         let mut stack: Vec<Step<A>> = Vec::new();
         let mut last_progress = 0;
+        let mut last_budget = 0;
         let open = |state: Frontier<A>,
                     via: Move,
                     stats: &mut Stats,
@@ -896,6 +963,10 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
             }
+            if self.stats.unique_states - last_budget >= BUDGET_EVERY {
+                last_budget = self.stats.unique_states;
+                self.stats.hit_memory_limit |= self.options.over_budget();
+            }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;
                 progress(&self.stats);
@@ -931,6 +1002,7 @@ impl<A: Actor> Search<'_, A> {
         s.terminal = found.stats.terminal;
         s.max_depth = found.stats.max_depth;
         s.hit_run_limit = found.stats.hit_run_limit;
+        s.hit_memory_limit = found.stats.hit_memory_limit;
         if found.broke || found.reached.contains(&true) {
             let mut walk = Search {
                 options: self.options,

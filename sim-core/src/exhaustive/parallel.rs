@@ -110,6 +110,7 @@ pub(super) fn search<A: Actor>(
         stats.max_depth = stats.max_depth.max(c.max_depth);
         stats.hit_run_limit |= c.hit_run_limit;
         stats.hit_state_limit |= c.hit_state_limit;
+        stats.hit_memory_limit |= c.hit_memory_limit;
     }
     stats.unique_states = shared.unique.load(Relaxed);
     Found {
@@ -182,6 +183,7 @@ fn work<A: Actor>(
     let mut answers = IgnoredAnswers::default();
     let mut scratch = super::Scratch::<A>::default();
     let mut since_progress = 0u64;
+    let mut since_budget = 0u64;
     let stop_at_violation = !options.keep_going;
     while let Some(task) = next_task(shared, jobs) {
         let mut stack = vec![task];
@@ -231,6 +233,14 @@ fn work<A: Actor>(
             if unique >= options.max_states {
                 stats.hit_state_limit = true;
                 stop_all(shared);
+            }
+            since_budget += 1;
+            if since_budget >= super::BUDGET_EVERY {
+                since_budget = 0;
+                if options.over_budget() {
+                    stats.hit_memory_limit = true;
+                    stop_all(shared);
+                }
             }
             since_progress += 1;
             if since_progress >= PROGRESS_EVERY {

@@ -1,7 +1,7 @@
 //! `dsim explore --exhaustive`: every state of a small configuration, counted; a violation's
 //! shortest path written as a scenario file that `dsim run` replays.
 
-use super::ExploreArgs;
+use super::{ExploreArgs, budget};
 use crate::exit::{CliError, FAILED, OK};
 use crate::output::{out, refuse_own_input, write_atomically};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -74,6 +74,7 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         keep_going: args.keep_going,
         max_states: args.max_states,
         symmetry: args.symmetry,
+        memory: budget::budget(args.max_memory).and_then(budget::gauge),
     };
     let origin = format!(
         "{} --exhaustive{}",
@@ -196,6 +197,13 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
     } else if o.hit_run_limit {
         "some states stopped at the file's in-flight limit and were not expanded: incomplete"
             .to_string()
+    } else if o.hit_memory_limit {
+        format!(
+            "stopped at the memory budget after {} states (--max-memory): incomplete; to go \
+             further add --symmetry, --max-depth N or --dfs (which keeps 8 bytes a state), or \
+             give a larger --max-memory",
+            o.unique_states
+        )
     } else if o.hit_state_limit {
         format!(
             "stopped at {} states (--max-states): incomplete",
@@ -207,6 +215,11 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
     out!(
         "  {coverage}; {} states with nothing left to happen",
         o.terminal_states
+    );
+    out!(
+        "  states are told apart by 64-bit fingerprints: the chance that two shared one, so \
+         that one was never explored, is at most {:.1e}",
+        o.collision_probability
     );
     for s in &o.sometimes {
         match s.depth {
