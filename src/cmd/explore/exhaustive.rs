@@ -200,7 +200,7 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
     } else if o.hit_memory_limit {
         format!(
             "stopped at the memory budget after {} states (--max-memory): incomplete; to go \
-             further add --symmetry, --max-depth N or --dfs (which keeps 8 bytes a state), or \
+             further add --symmetry, --max-depth N or --dfs (which keeps 7 bytes a state), or \
              give a larger --max-memory",
             o.unique_states
         )
