@@ -154,7 +154,7 @@ impl<A: Actor> Default for Options<A> {
 
 impl<A: Actor> Options<A> {
     /// Whether the memory budget is reached (never, without a gauge).
-    fn over_budget(&self) -> bool {
+    fn budget_reached(&self) -> bool {
         self.over_budget.as_ref().is_some_and(MemoryGauge::reached)
     }
 }
@@ -762,7 +762,7 @@ impl<A: Actor> Search<'_, A> {
                 out.pack = true;
                 let mut work = Work::default();
                 for (i, stored) in share.into_iter().enumerate() {
-                    if i as u64 % BUDGET_EVERY == BUDGET_EVERY - 1 && options.over_budget() {
+                    if i as u64 % BUDGET_EVERY == BUDGET_EVERY - 1 && options.budget_reached() {
                         out.over_budget = true;
                         break;
                     }
@@ -816,7 +816,7 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
             }
-            self.stats.hit_memory_limit |= merged.over_budget || self.options.over_budget();
+            self.stats.hit_memory_limit |= merged.over_budget || self.options.budget_reached();
             progress(&self.stats);
             level = merged.stored;
         }
@@ -856,7 +856,7 @@ impl<A: Actor> Search<'_, A> {
             }
             if self.stats.unique_states - last_budget >= BUDGET_EVERY {
                 last_budget = self.stats.unique_states;
-                self.stats.hit_memory_limit |= self.options.over_budget();
+                self.stats.hit_memory_limit |= self.options.budget_reached();
             }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;
@@ -965,7 +965,7 @@ impl<A: Actor> Search<'_, A> {
             }
             if self.stats.unique_states - last_budget >= BUDGET_EVERY {
                 last_budget = self.stats.unique_states;
-                self.stats.hit_memory_limit |= self.options.over_budget();
+                self.stats.hit_memory_limit |= self.options.budget_reached();
             }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;

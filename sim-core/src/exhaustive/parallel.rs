@@ -237,7 +237,7 @@ fn work<A: Actor>(
             since_budget += 1;
             if since_budget >= super::BUDGET_EVERY {
                 since_budget = 0;
-                if options.over_budget() {
+                if options.budget_reached() {
                     stats.hit_memory_limit = true;
                     stop_all(shared);
                 }
