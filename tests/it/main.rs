@@ -29,6 +29,7 @@ mod bad_input;
 mod bundled;
 mod cli;
 mod course;
+mod deploy;
 mod determinism;
 mod docs;
 mod exhaustive;
