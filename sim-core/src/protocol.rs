@@ -113,15 +113,7 @@ pub trait Protocol: 'static {
     /// receiver sends in the step it is delivered (its replies). A protocol whose checks or
     /// figures read some messages keeps their sends.
     fn keeps(record: &Record<Self::Actor>) -> bool {
-        use crate::trace::Event;
-        matches!(
-            record.event,
-            Event::Note { .. }
-                | Event::Fault { .. }
-                | Event::Command { .. }
-                | Event::Start { .. }
-                | Event::Violation { .. }
-        )
+        record.event.is_fact()
     }
 
     /// Node names that an expectation mentions, for validating them against the nodes.

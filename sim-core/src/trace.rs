@@ -134,6 +134,20 @@ fn yes() -> bool {
 }
 
 impl<A: Actor> Event<A> {
+    /// Whether this is one of a run's facts (a note, fault, command, start or violation),
+    /// rather than one of the sends, deliveries, drops, duplicates and timers that make up
+    /// nearly every step: what a run keeps for its end by default (`Protocol::keeps`).
+    pub fn is_fact(&self) -> bool {
+        matches!(
+            self,
+            Event::Note { .. }
+                | Event::Fault { .. }
+                | Event::Command { .. }
+                | Event::Start { .. }
+                | Event::Violation { .. }
+        )
+    }
+
     /// The kind of record this event makes, as a one-kind set (a violation is none of the
     /// kinds an invariant can name, so only one reading every kind sees it).
     pub fn kind(&self) -> Kinds {

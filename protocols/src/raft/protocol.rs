@@ -197,12 +197,7 @@ impl Protocol for Raft {
                 msg: crate::raft::RaftMsg::AppendEntries { entries, .. },
                 ..
             } => !entries.is_empty(),
-            sim_core::Event::Send { .. }
-            | sim_core::Event::Deliver { .. }
-            | sim_core::Event::Drop { .. }
-            | sim_core::Event::Duplicate { .. }
-            | sim_core::Event::Timer { .. } => false,
-            _ => true,
+            event => event.is_fact(),
         }
     }
 }

@@ -37,13 +37,6 @@ pub fn long_texts(file: &str, source: &str) -> Vec<crate::Diagnostic> {
         .collect()
 }
 
-fn memchr(bytes: &[u8], from: usize, needle: u8) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == needle)
-        .map_or(bytes.len(), |p| from + p)
-}
-
 fn long_text(file: &str, source: &str, start: usize, chars: usize) -> crate::Diagnostic {
     let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
     let line = source[..start].matches('\n').count() + 1;
@@ -63,7 +56,9 @@ fn long_text(file: &str, source: &str, start: usize, chars: usize) -> crate::Dia
         "a trace copies a value into every record that carries it, so a long one would \
          multiply; use a shorter value (its size does not change what the protocol does)",
     );
-    let line_end = memchr(source.as_bytes(), start, b'\n');
+    let line_end = source[start..]
+        .find('\n')
+        .map_or(source.len(), |p| start + p);
     let shown: String = source[line_start..line_end]
         .chars()
         .take(col - 1 + SHOWN_CHARS)
