@@ -2,7 +2,7 @@
 //!
 //! The codes are part of dsim's contract with scripts and graders: 0 ok; 1 a violation, a failed
 //! expectation, a replay mismatch or a difference found; 2 bad input or usage; 3 a bug inside
-//! dsim or a panicking actor. Commands return `Result<Outcome, CliError>` and `main` maps them.
+//! dsim or a panicking actor; 130 a long search stopped by Ctrl-C after its partial report. Commands return `Result<Outcome, CliError>` and `main` maps them.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -17,6 +17,9 @@ pub const BAD_INPUT: u8 = 2;
 pub const BUG: u8 = 3;
 /// The reader of standard output closed the pipe before the command finished (128 + SIGPIPE).
 pub const CLOSED_PIPE: u8 = 141;
+/// A long command stopped by Ctrl-C, after it reported what it had done (the shell's code for
+/// an interrupted command).
+pub const INTERRUPTED: u8 = 130;
 
 /// An error that ends a command, with the exit code it maps to.
 #[derive(Debug)]

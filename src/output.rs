@@ -185,10 +185,45 @@ pub mod pending {
         }
     }
 
-    /// On Ctrl-C (or SIGTERM): removes every temporary file still being written, then exits
-    /// with 130, the shell's code for an interrupted command.
+    /// A long search that stops cleanly on Ctrl-C, while it runs: the first Ctrl-C raises
+    /// its flag instead of exiting.
+    static SEARCH: Mutex<Option<sim_core::exhaustive::Interrupt>> = Mutex::new(None);
+
+    /// Routes Ctrl-C to `flag` for as long as the guard lives: the search sees it, stops and
+    /// reports. A second Ctrl-C exits at once, as without it.
+    pub struct StopGuard;
+
+    impl StopGuard {
+        /// Routes Ctrl-C to `flag`.
+        pub fn new(flag: &sim_core::exhaustive::Interrupt) -> StopGuard {
+            if let Ok(mut search) = SEARCH.lock() {
+                *search = Some(flag.clone());
+            }
+            StopGuard
+        }
+    }
+
+    impl Drop for StopGuard {
+        fn drop(&mut self) {
+            if let Ok(mut search) = SEARCH.lock() {
+                *search = None;
+            }
+        }
+    }
+
+    /// On Ctrl-C (or SIGTERM): stops a running search that asked for it (see [`StopGuard`]);
+    /// otherwise removes every temporary file still being written, then exits with 130, the
+    /// shell's code for an interrupted command.
     pub fn remove_on_interrupt() {
         let _ = ctrlc::set_handler(|| {
+            if let Ok(search) = SEARCH.lock()
+                && let Some(flag) = search.as_ref()
+                && !flag.is_raised()
+            {
+                flag.raise();
+                eprintln!("\ninterrupted: stopping the search (Ctrl-C again to quit at once)");
+                return;
+            }
             if let Ok(p) = PENDING.lock() {
                 for path in p.iter() {
                     let _ = std::fs::remove_file(path);

@@ -13,7 +13,9 @@ use crate::run;
 use crate::schedule::{choice_text, full_schedule_text};
 use crate::vary::set_scenario_field;
 use serde::Serialize;
-use sim_core::exhaustive::{self, Boundary, MemoryGauge, Options, Order, Stats};
+use sim_core::exhaustive::{
+    self, Boundary, DiskFrontier, Interrupt, MemoryGauge, Options, Order, Stats,
+};
 use sim_core::symmetry::Symmetry;
 use sim_core::{Action, Choice, Duration, NodeId, Protocol, RuleAction, Sim};
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +46,12 @@ pub struct Settings {
     /// The memory budget's gauge: the search stops (incomplete) when it says the budget is
     /// reached. `None`: no budget.
     pub memory: Option<MemoryGauge>,
+    /// Breadth first with the frontier on disk, in this directory (see [`DiskFrontier`]);
+    /// `None` keeps it in memory.
+    pub disk: Option<DiskFrontier>,
+    /// Raised to stop the search at once (Ctrl-C): it stops, incomplete, and one on disk can
+    /// be resumed from its last level.
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for Settings {
@@ -59,6 +67,8 @@ impl Default for Settings {
             max_states: 50_000_000,
             symmetry: false,
             memory: None,
+            disk: None,
+            interrupt: None,
         }
     }
 }
@@ -80,6 +90,8 @@ pub struct Outcome {
     pub hit_state_limit: bool,
     /// Whether the search stopped at its memory budget.
     pub hit_memory_limit: bool,
+    /// Whether the search was interrupted (Ctrl-C).
+    pub interrupted: bool,
     /// The chance that two distinct states had the same 64-bit fingerprint, so that one of
     /// them was never explored (as TLC estimates it: n(n-1)/2 pairs, each colliding with
     /// probability 2^-64, for n states).
@@ -139,6 +151,7 @@ impl From<Stats> for Outcome {
             complete: stats.complete,
             hit_state_limit: stats.hit_state_limit,
             hit_memory_limit: stats.hit_memory_limit,
+            interrupted: stats.interrupted,
             collision_probability: collision_probability(stats.unique_states),
             hit_depth_limit: stats.hit_depth_limit,
             hit_run_limit: stats.hit_run_limit,
@@ -316,9 +329,14 @@ pub fn explore<P: Protocol>(
         ignored_wait: P::IGNORED_MESSAGES_WAIT,
         symmetry: symmetry.clone().map(Arc::new),
         over_budget: settings.memory.clone(),
+        disk: settings.disk.clone(),
+        interrupt: settings.interrupt.clone(),
     };
     let sometimes = P::sometimes(&prep.doc.config);
     let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);
+    if let Some(why) = report.failure {
+        return Err(format!("the search's files: {why}"));
+    }
     let mut outcome = Outcome::from(report.stats);
     outcome.interchangeable = symmetry
         .iter()

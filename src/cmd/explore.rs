@@ -4,6 +4,7 @@
 
 mod budget;
 mod exhaustive;
+mod frontier;
 mod shard;
 
 use crate::exit::{CliError, FAILED, OK};
@@ -66,12 +67,18 @@ to a violation and writes it as a file whose schedule replays it in time:
 Counts, paths and files are the same at any --jobs. A search keeps within a memory budget
 (--max-memory, by default half of the memory free when it starts): one that reaches it stops
 and reports what it found so far as incomplete, with the bound to add, rather than taking the
-machine's memory.
+machine's memory. Breadth first can keep its frontier on disk (--frontier disk: 7 bytes a
+state in memory), checkpoint each level and go on after a stop:
+  dsim explore search/paxos-exhaustive --exhaustive --max-depth 12 --checkpoint search.ckpt
+  dsim explore search/paxos-exhaustive --exhaustive --max-depth 12 --resume search.ckpt
+Ctrl-C stops a search, prints what it found and says how to go on.
+Both modes find the same states, counts and paths.
 
 Exit codes: 0 nothing found (an exhaustive search that a bound stopped says `incomplete`, and
 `complete: false` under --json); 1 an invariant broke or progress failed (the counterexample is
-written; --json says which under `kind`); 2 bad input; 3 a run panicked (a bug: the seed is
-printed).")]
+written; --json says which under `kind`); 2 bad input, or a search's files could not be
+written; 3 a run panicked (a bug: the seed is printed); 130 an exhaustive search stopped by
+Ctrl-C (its partial report printed).")]
 pub struct ExploreArgs {
     /// The scenario: a path or a bundled name (`search/paxos-swarm`).
     #[arg(required_unless_present = "merge")]
@@ -256,6 +263,46 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub max_memory: Option<u64>,
+    /// Where breadth first keeps the states it has yet to expand: `memory` (the fastest,
+    /// about a kilobyte a state), `disk` (a file per level, 25 bytes a state, and 7 bytes a
+    /// visited state in memory: searches larger than memory), or `auto`: in memory, and from
+    /// the start again on disk once the search has used a quarter of --max-memory.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t,
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub frontier: frontier::FrontierMode,
+    /// Where a search on disk keeps its files: a temporary directory made in DIR (by default
+    /// in the system's), removed at the end.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub work_dir: Option<PathBuf>,
+    /// Keep the search's files in DIR, with a checkpoint after each level, so that a search
+    /// stopped (Ctrl-C, a budget, a machine gone) goes on with --resume DIR. Frontier on disk.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "exhaustive",
+        conflicts_with = "resume",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub checkpoint: Option<PathBuf>,
+    /// Go on with the search checkpointed in DIR (same file, same flags) to the end an
+    /// uninterrupted search reaches, checkpointing there as it goes.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "exhaustive",
+        help_heading = "Exhaustive exploration"
+    )]
+    pub resume: Option<PathBuf>,
 }
 
 /// How a search makes each seed's schedule.
@@ -379,7 +426,7 @@ pub fn run(args: ExploreArgs) -> Result<u8, CliError> {
         .load(&src.name, &text)
         .map_err(|p| CliError::bad_input(render_problems(&p)))?;
     if args.exhaustive {
-        return exhaustive::run(&args, loaded.as_ref(), &src.name);
+        return exhaustive::run(&args, loaded.as_ref(), &src.name, &text);
     }
     if loaded.has_schedule() {
         return Err(CliError::bad_input(format!(

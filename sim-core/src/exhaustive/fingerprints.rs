@@ -33,6 +33,11 @@ impl Fingerprints {
     pub(super) fn insert(&mut self, fp: u64) -> bool {
         self.shards[(fp >> 56) as usize].insert(kept(fp))
     }
+
+    /// Whether `fp` is in the set (as [`Fingerprints::insert`] keeps it).
+    pub(super) fn contains(&self, fp: u64) -> bool {
+        self.shards[(fp >> 56) as usize].contains(kept(fp))
+    }
 }
 
 /// A set of state fingerprints that several threads fill at once: the same tables, each shard
@@ -98,6 +103,23 @@ impl Table {
         inserted
     }
 
+    /// Whether `fp` (its low 56 bits, not 0) is in the table.
+    fn contains(&self, fp: u64) -> bool {
+        let n = self.size();
+        if n == 0 {
+            return false;
+        }
+        let mut i = start(fp, n);
+        loop {
+            let at = (i % PAGE_SLOTS) * SLOT;
+            match read(&self.pages[i / PAGE_SLOTS][at..at + SLOT]) {
+                0 => return false,
+                s if s == fp => return true,
+                _ => i = if i + 1 == n { 0 } else { i + 1 },
+            }
+        }
+    }
+
     fn grow(&mut self) {
         let size = (self.size() + self.size() / 4).max(1);
         let pages = size.div_ceil(PAGE_SLOTS);
@@ -125,12 +147,17 @@ fn read(slot: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// The slot where looking for `fp` starts in a table of `n` slots: the fingerprint's bits
+/// scaled to the table (no power-of-two size needed).
+fn start(fp: u64, n: usize) -> usize {
+    (((fp << 8) as u128 * n as u128) >> 64) as usize
+}
+
 /// Puts `fp` (low 56 bits, not 0) in the table of `pages` (which has room); whether it was
 /// not there already.
 fn place(pages: &mut [Box<[u8]>], fp: u64) -> bool {
     let n = pages.len() * PAGE_SLOTS;
-    // The fingerprint's bits scaled to the table (no power-of-two size needed).
-    let mut i = (((fp << 8) as u128 * n as u128) >> 64) as usize;
+    let mut i = start(fp, n);
     loop {
         let at = (i % PAGE_SLOTS) * SLOT;
         let slot = &mut pages[i / PAGE_SLOTS][at..at + SLOT];
@@ -157,6 +184,8 @@ mod tests {
             .collect();
         assert!(fps.iter().all(|&fp| set.insert(fp)));
         assert!(fps.iter().all(|&fp| !set.insert(fp)));
+        assert!(fps.iter().all(|&fp| set.contains(fp)));
+        assert!(!set.contains(crate::hash::stable_hash(&u64::MAX)));
         assert!(set.insert(0) && !set.insert(1), "0 is kept as 1");
         // Fingerprints that differ only in the shard's bits are told apart.
         let twins = [5u64, (1 << 56) | 5, (200 << 56) | 5];

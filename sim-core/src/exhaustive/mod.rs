@@ -19,12 +19,14 @@
 //! a list of [`Move`]s from the initial state; [`timed`] turns it into the choices of a timed
 //! run that replays it.
 
+mod disk;
 mod fingerprints;
 mod parallel;
 mod pct;
 mod timed;
 mod visited;
 
+pub use disk::{DiskFrontier, checkpoint_path};
 pub use pct::{PctOptions, PctWalk, pct_bound, pct_walk};
 pub use timed::{TimedPath, timed};
 
@@ -32,7 +34,7 @@ use crate::Actor;
 use crate::check::Violation;
 use crate::hash::{BufferHasher, stable_hash};
 use crate::kernel::{ActorCache, EffectBuffer, IgnoredAnswers, Move, MoveKind, Packed, Sim};
-use visited::{Reach, Seen, Visited};
+use visited::{Reach, Reaches, Seen, Visited};
 
 /// Which way the state graph is walked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -98,6 +100,32 @@ impl PartialEq for MemoryGauge {
 
 impl Eq for MemoryGauge {}
 
+/// A flag that stops a search at once (raised by a Ctrl-C handler): the search looks at it
+/// when it looks at its memory gauge, and stops, incomplete.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Interrupt {
+    /// Tells the search to stop.
+    pub fn raise(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the search was told to stop.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Two flags are the same when they are one flag.
+impl PartialEq for Interrupt {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Interrupt {}
+
 /// How many states a search thread visits between two looks at the memory gauge: often enough
 /// that a level never outgrows the budget by much, seldom enough to cost nothing.
 pub const BUDGET_EVERY: u64 = 4_096;
@@ -132,6 +160,11 @@ pub struct Options<A: Actor> {
     /// The memory budget: the search stops (incomplete) once this says it is reached. `None`
     /// never stops for memory.
     pub over_budget: Option<MemoryGauge>,
+    /// Breadth first with the frontier on disk (see [`DiskFrontier`]) rather than in memory.
+    pub disk: Option<DiskFrontier>,
+    /// Set (by a Ctrl-C handler) to stop the search at once, incomplete; one with its frontier
+    /// on disk can be resumed from its last level.
+    pub interrupt: Option<Interrupt>,
 }
 
 impl<A: Actor> Default for Options<A> {
@@ -148,6 +181,8 @@ impl<A: Actor> Default for Options<A> {
             ignored_wait: false,
             symmetry: None,
             over_budget: None,
+            disk: None,
+            interrupt: None,
         }
     }
 }
@@ -156,6 +191,11 @@ impl<A: Actor> Options<A> {
     /// Whether the memory budget is reached (never, without a gauge).
     fn budget_reached(&self) -> bool {
         self.over_budget.as_ref().is_some_and(MemoryGauge::reached)
+    }
+
+    /// Whether the search was told to stop (see [`Options::interrupt`]).
+    fn interrupted(&self) -> bool {
+        self.interrupt.as_ref().is_some_and(Interrupt::is_raised)
     }
 }
 
@@ -177,6 +217,8 @@ pub struct Stats {
     pub hit_state_limit: bool,
     /// Whether the search stopped at its memory budget ([`Options::over_budget`]).
     pub hit_memory_limit: bool,
+    /// Whether the search was stopped by [`Options::interrupt`].
+    pub interrupted: bool,
     /// Whether some state was not expanded because of `max_depth`.
     pub hit_depth_limit: bool,
     /// Whether some state stopped at a run limit (more messages in flight than the file's
@@ -212,6 +254,9 @@ pub struct Report {
     pub violation: Option<Found>,
     /// Each `sometimes` property, in the order given.
     pub sometimes: Vec<Reached>,
+    /// Why the search could not go on, if it could not: the files of a frontier on disk could
+    /// not be written or read. The counts are then those of the last level done.
+    pub failure: Option<String>,
 }
 
 /// A state being expanded, or waiting on a depth-first stack. The simulation is boxed, so
@@ -409,6 +454,17 @@ impl<A: Actor> Scratch<A> {
     }
 }
 
+/// How an expansion keeps the states to expand next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// As they are (depth first's stack).
+    AsTheyAre,
+    /// Packed, in `stored` (breadth first's next level in memory).
+    Packed,
+    /// Not at all: the level being made on disk has their way there.
+    Elsewhere,
+}
+
 /// What one thread found expanding its part of a level.
 struct Expansion<A: Actor> {
     /// The states to expand next: the new ones (first reached by this thread), and under a
@@ -417,8 +473,8 @@ struct Expansion<A: Actor> {
     /// The states to expand next, packed, when the search keeps its frontier so (breadth
     /// first); then `next` stays empty.
     stored: Vec<Stored<A>>,
-    /// Whether states to expand next are packed into `stored`.
-    pack: bool,
+    /// How states to expand next are kept.
+    keep: Keep,
     /// How many of `next` (or `stored`) are new.
     new_states: u64,
     /// Whether some state stopped at a run limit (the in-flight bound) and was not expanded.
@@ -439,7 +495,7 @@ impl<A: Actor> Expansion<A> {
         Expansion {
             next: Vec::new(),
             stored: Vec::new(),
-            pack: false,
+            keep: Keep::AsTheyAre,
             new_states: 0,
             limited: false,
             over_budget: false,
@@ -453,12 +509,14 @@ impl<A: Actor> Expansion<A> {
     /// Keeps `child` to be expanded next: packed (its run going back to the spares), or as it
     /// is.
     fn keep(&mut self, child: Frontier<A>, scratch: &mut Scratch<A>) {
-        if self.pack {
-            let packed = child.pack(scratch.network.as_ref(), Some(&mut scratch.actors));
-            self.stored.push(packed);
-            scratch.recycle(child);
-        } else {
-            self.next.push(child);
+        match self.keep {
+            Keep::Packed => {
+                let packed = child.pack(scratch.network.as_ref(), Some(&mut scratch.actors));
+                self.stored.push(packed);
+                scratch.recycle(child);
+            }
+            Keep::AsTheyAre => self.next.push(child),
+            Keep::Elsewhere => scratch.recycle(child),
         }
     }
 
@@ -502,6 +560,7 @@ pub fn explore<A: Actor>(
         losses: options.loss_budget,
         dups: options.dup_budget,
     };
+    let mut failure = None;
     if options.within.as_ref().is_none_or(|w| w(&first.sim)) {
         search.visited.reach(
             root,
@@ -521,14 +580,21 @@ pub fn explore<A: Actor>(
             }
         }
         match (options.order, options.max_depth) {
+            (Order::Bfs, _) if options.disk.is_some() => {
+                if let Err(error) = search.bfs_on_disk(first, &origin, progress) {
+                    failure = Some(error.to_string());
+                }
+            }
             (Order::Bfs, _) => search.bfs(first, progress),
             (Order::Dfs, Some(_)) => search.dfs(first, progress),
             (Order::Dfs, None) if options.jobs > 1 => search.dfs_parallel(first, progress),
             (Order::Dfs, None) => search.dfs_light(first, progress),
         }
     }
-    search.stats.complete =
-        !search.stop() && !search.stats.hit_state_limit && !search.stats.hit_run_limit;
+    search.stats.complete = !search.stop()
+        && !search.stats.hit_state_limit
+        && !search.stats.hit_run_limit
+        && failure.is_none();
     let paths: Vec<Option<Vec<Move>>> = search
         .reached
         .iter()
@@ -556,6 +622,7 @@ pub fn explore<A: Actor>(
                 example,
             })
             .collect(),
+        failure,
     }
 }
 
@@ -629,15 +696,18 @@ impl<A: Actor> Search<'_, A> {
         (self.violation.is_some() && !self.options.keep_going)
             || self.stats.hit_state_limit
             || self.stats.hit_memory_limit
+            || self.stats.interrupted
     }
 
-    /// Expands `state`: each successor inside the boundary is counted, and the new ones are
+    /// Expands `state` (at index `at` of its level, which only a level on disk reads): each
+    /// successor inside the boundary is counted and recorded in `visited`, and the new ones are
     /// judged and kept to expand next ([`Expansion::keep`]).
     fn expand(
         options: &Options<A>,
         sometimes: &[Sometimes<A>],
-        visited: &Visited,
+        visited: &impl Reaches,
         state: &Frontier<A>,
+        at: u64,
         work: &mut Work<A>,
         out: &mut Expansion<A>,
     ) {
@@ -660,7 +730,7 @@ impl<A: Actor> Search<'_, A> {
                 mv,
                 depth: child.depth,
             };
-            match visited.reach(fp, seen) {
+            match visited.reach(fp, seen, at) {
                 Reach::Seen => {
                     scratch.recycle(child);
                     continue;
@@ -759,16 +829,18 @@ impl<A: Actor> Search<'_, A> {
             // One share of the level, expanded: on this thread, or on one of `jobs`.
             let expand_share = move |(share, template): (Vec<Stored<A>>, Box<Sim<A>>)| {
                 let mut out = Expansion::new(sometimes.len());
-                out.pack = true;
+                out.keep = Keep::Packed;
                 let mut work = Work::default();
                 for (i, stored) in share.into_iter().enumerate() {
-                    if i as u64 % BUDGET_EVERY == BUDGET_EVERY - 1 && options.budget_reached() {
+                    if i as u64 % BUDGET_EVERY == BUDGET_EVERY - 1
+                        && (options.budget_reached() || options.interrupted())
+                    {
                         out.over_budget = true;
                         break;
                     }
                     let state = work.scratch.unpack(&stored, &template);
                     drop(stored);
-                    Self::expand(options, sometimes, visited, &state, &mut work, &mut out);
+                    Self::expand(options, sometimes, visited, &state, 0, &mut work, &mut out);
                     work.scratch.recycle(state);
                 }
                 out
@@ -816,7 +888,9 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states >= self.options.max_states {
                 self.stats.hit_state_limit = true;
             }
-            self.stats.hit_memory_limit |= merged.over_budget || self.options.budget_reached();
+            self.stats.interrupted |= self.options.interrupted();
+            self.stats.hit_memory_limit |=
+                self.options.budget_reached() || (merged.over_budget && !self.stats.interrupted);
             progress(&self.stats);
             level = merged.stored;
         }
@@ -845,6 +919,7 @@ impl<A: Actor> Search<'_, A> {
                 self.sometimes,
                 &self.visited,
                 &state,
+                0,
                 &mut work,
                 &mut out,
             );
@@ -857,6 +932,7 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states - last_budget >= BUDGET_EVERY {
                 last_budget = self.stats.unique_states;
                 self.stats.hit_memory_limit |= self.options.budget_reached();
+                self.stats.interrupted |= self.options.interrupted();
             }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;
@@ -966,6 +1042,7 @@ impl<A: Actor> Search<'_, A> {
             if self.stats.unique_states - last_budget >= BUDGET_EVERY {
                 last_budget = self.stats.unique_states;
                 self.stats.hit_memory_limit |= self.options.budget_reached();
+                self.stats.interrupted |= self.options.interrupted();
             }
             if self.stats.unique_states - last_progress >= PROGRESS_EVERY {
                 last_progress = self.stats.unique_states;
@@ -1003,6 +1080,7 @@ impl<A: Actor> Search<'_, A> {
         s.max_depth = found.stats.max_depth;
         s.hit_run_limit = found.stats.hit_run_limit;
         s.hit_memory_limit = found.stats.hit_memory_limit;
+        s.interrupted = found.stats.interrupted;
         if found.broke || found.reached.contains(&true) {
             let mut walk = Search {
                 options: self.options,
@@ -1052,6 +1130,14 @@ impl<A: Actor> Search<'_, A> {
             return path;
         }
         chain.reverse();
+        self.moves_along(&chain, origin)
+    }
+
+    /// The moves from `origin` along `chain`, the fingerprints of a path's states from the
+    /// start's on: from each state in hand, the first move that reaches the next fingerprint.
+    /// Under symmetry a recorded move may be of a renaming of the state in hand (see
+    /// [`Search::path_to`]); this finds the moves of the state itself.
+    fn moves_along(&self, chain: &[u64], origin: &Sim<A>) -> Vec<Move> {
         let options = self.options;
         let mut state = Frontier {
             sim: Box::new(origin.clone()),
@@ -1062,7 +1148,7 @@ impl<A: Actor> Search<'_, A> {
         };
         let (mut answers, mut scratch, mut moves) =
             (IgnoredAnswers::default(), Default::default(), Vec::new());
-        let mut found = Vec::with_capacity(path.len());
+        let mut found = Vec::with_capacity(chain.len());
         for &next in &chain[1..] {
             state
                 .sim

@@ -111,6 +111,7 @@ pub(super) fn search<A: Actor>(
         stats.hit_run_limit |= c.hit_run_limit;
         stats.hit_state_limit |= c.hit_state_limit;
         stats.hit_memory_limit |= c.hit_memory_limit;
+        stats.interrupted |= c.interrupted;
     }
     stats.unique_states = shared.unique.load(Relaxed);
     Found {
@@ -239,6 +240,10 @@ fn work<A: Actor>(
                 since_budget = 0;
                 if options.budget_reached() {
                     stats.hit_memory_limit = true;
+                    stop_all(shared);
+                }
+                if options.interrupted() {
+                    stats.interrupted = true;
                     stop_all(shared);
                 }
             }

@@ -32,6 +32,20 @@ pub(super) enum Reach {
     Seen,
 }
 
+/// Where a search records the states it reaches: [`Visited`], or the level being made of a
+/// search whose frontier is on disk (`disk::LevelMap`).
+pub(super) trait Reaches: Sync {
+    /// Records that `fp` is reached as `seen`, from the state at index `parent_index` of its
+    /// level (which only a level on disk keeps); what it found.
+    fn reach(&self, fp: u64, seen: Seen, parent_index: u64) -> Reach;
+}
+
+impl Reaches for Visited {
+    fn reach(&self, fp: u64, seen: Seen, _: u64) -> Reach {
+        Visited::reach(self, fp, seen)
+    }
+}
+
 /// How many locks the visited set is split under: the fingerprint's top `SHARD_BITS` bits
 /// pick one.
 const SHARDS: usize = 1 << SHARD_BITS;

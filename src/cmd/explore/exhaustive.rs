@@ -1,15 +1,17 @@
 //! `dsim explore --exhaustive`: every state of a small configuration, counted; a violation's
 //! shortest path written as a scenario file that `dsim run` replays.
 
+use super::frontier::{FrontierMode, WorkDir};
 use super::{ExploreArgs, budget};
-use crate::exit::{CliError, FAILED, OK};
+use crate::exit::{CliError, FAILED, INTERRUPTED, OK};
+use crate::output::pending::StopGuard;
 use crate::output::{out, refuse_own_input, write_atomically};
 use indicatif::{ProgressBar, ProgressStyle};
 use scenarios::exhaustive::{Outcome, Settings};
 use scenarios::explore::FaultModel;
 use scenarios::registry::LoadedScenario;
 use serde::Serialize;
-use sim_core::exhaustive::Order;
+use sim_core::exhaustive::{Interrupt, Order};
 use std::io::IsTerminal;
 use std::path::Path;
 // Wall-clock time only for the speed line on stderr; it never reaches the results.
@@ -29,6 +31,8 @@ struct Report<'a> {
     dup_budget: u32,
     max_epoch: Option<u64>,
     symmetry: bool,
+    /// Where breadth first kept its frontier: "memory" or "disk".
+    frontier: &'static str,
     bugs: &'a [String],
     sets: &'a [String],
     #[serde(flatten)]
@@ -38,7 +42,12 @@ struct Report<'a> {
 }
 
 /// Runs an exhaustive search of `loaded` as `args` say.
-pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Result<u8, CliError> {
+pub fn run(
+    args: &ExploreArgs,
+    loaded: &dyn LoadedScenario,
+    name: &str,
+    text: &str,
+) -> Result<u8, CliError> {
     for (flag, used) in [
         ("--crashes", args.crashes > 0),
         ("--pauses", args.pauses > 0),
@@ -64,7 +73,20 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         None => std::thread::available_parallelism().map_or(1, usize::from),
     };
     refuse_own_input(&args.out, Path::new(name))?;
-    let settings = Settings {
+    let on_disk = args.frontier == FrontierMode::Disk
+        || args.checkpoint.is_some()
+        || args.resume.is_some()
+        || args.work_dir.is_some();
+    if args.dfs && (on_disk || args.frontier != FrontierMode::Auto) {
+        return Err(CliError::bad_input(
+            "--frontier, --work-dir, --checkpoint and --resume are breadth first's: depth first \
+             keeps no frontier, only 7 bytes a visited state",
+        ));
+    }
+    let budget = budget::budget(args.max_memory);
+    let interrupt = Interrupt::default();
+    let _routed = StopGuard::new(&interrupt);
+    let mut settings = Settings {
         order: if args.dfs { Order::Dfs } else { Order::Bfs },
         max_depth: args.max_depth,
         loss_budget: args.loss_budget,
@@ -74,7 +96,9 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         keep_going: args.keep_going,
         max_states: args.max_states,
         symmetry: args.symmetry,
-        memory: budget::budget(args.max_memory).and_then(budget::gauge),
+        memory: budget.and_then(budget::gauge),
+        disk: None,
+        interrupt: Some(interrupt),
     };
     let origin = format!(
         "{} --exhaustive{}",
@@ -90,15 +114,66 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
     };
     #[allow(clippy::disallowed_types)]
     let started = WallClock::now();
-    let outcome = loaded
-        .exhaustive(&settings, &origin, &mut |stats| {
-            bar.set_message(format!(
-                "{} states, {} transitions, depth {}",
-                stats.unique_states, stats.transitions, stats.max_depth
-            ));
-        })
-        .map_err(|why| CliError::bad_input(format!("{name}: {why}")))?;
+    let search = |settings: &Settings| {
+        loaded
+            .exhaustive(settings, &origin, &mut |stats| {
+                bar.set_message(format!(
+                    "{} states, {} transitions, depth {}",
+                    stats.unique_states, stats.transitions, stats.max_depth
+                ));
+            })
+            .map_err(|why| CliError::bad_input(format!("{name}: {why}")))
+    };
+    let identity = xxhash_rust::xxh3::xxh3_64(format!("{text}\n{}", flags(args)).as_bytes());
+    let mut work = None;
+    let outcome = if on_disk || settings.order == Order::Dfs {
+        if on_disk {
+            let dir = WorkDir::choose(
+                args.resume.as_deref(),
+                args.checkpoint.as_deref(),
+                args.work_dir.as_deref(),
+            )?;
+            settings.disk = Some(dir.frontier(identity));
+            work = Some(dir);
+        }
+        search(&settings)?
+    } else if args.frontier == FrontierMode::Memory {
+        search(&settings)?
+    } else {
+        // Auto: in memory while it uses a quarter of the budget; past that, from the start
+        // again on disk.
+        let in_memory = Settings {
+            memory: budget.and_then(|b| budget::gauge(b / 4)),
+            ..settings.clone()
+        };
+        let outcome = search(&in_memory)?;
+        if outcome.hit_memory_limit && budget.is_some() {
+            let dir = WorkDir::choose(None, None, None)?;
+            eprintln!(
+                "the frontier outgrew memory after {} states: starting over with it on disk, \
+                 in {}",
+                outcome.unique_states,
+                dir.path.display()
+            );
+            settings.disk = Some(dir.frontier(identity));
+            work = Some(dir);
+            search(&settings)?
+        } else {
+            outcome
+        }
+    };
     bar.finish_and_clear();
+    if let Some(dir) = work.as_mut()
+        && outcome.interrupted
+    {
+        let temporary = dir.keep();
+        eprintln!(
+            "the search's files are in {}{}: go on with --resume {}",
+            dir.path.display(),
+            if temporary { " (kept)" } else { "" },
+            dir.path.display()
+        );
+    }
     let seconds = started.elapsed().as_secs_f64();
     let mut file = None;
     if let Some(v) = &outcome.violation {
@@ -128,6 +203,7 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
         dup_budget: args.dup_budget,
         max_epoch: args.max_epoch,
         symmetry: args.symmetry,
+        frontier: if work.is_some() { "disk" } else { "memory" },
         bugs: &args.bugs,
         sets: &args.sets,
         outcome: &outcome,
@@ -143,6 +219,8 @@ pub fn run(args: &ExploreArgs, loaded: &dyn LoadedScenario, name: &str) -> Resul
     }
     Ok(if outcome.violation.is_some() {
         FAILED
+    } else if outcome.interrupted {
+        INTERRUPTED
     } else {
         OK
     })
@@ -197,6 +275,11 @@ fn print_words(report: &Report<'_>) -> Result<(), CliError> {
     } else if o.hit_run_limit {
         "some states stopped at the file's in-flight limit and were not expanded: incomplete"
             .to_string()
+    } else if o.interrupted {
+        format!(
+            "interrupted after {} states (Ctrl-C): incomplete",
+            o.unique_states
+        )
     } else if o.hit_memory_limit {
         format!(
             "stopped at the memory budget after {} states (--max-memory): incomplete; to go \
