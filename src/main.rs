@@ -42,7 +42,7 @@ enum Command {
     Sweep(cmd::sweep::SweepArgs),
     /// Search many seeds' schedules for a broken invariant; write the shrunk counterexample as
     /// a scenario file that `dsim run` replays. Exit 1 when one is found.
-    Explore(cmd::explore::ExploreArgs),
+    Explore(Box<cmd::explore::ExploreArgs>),
     /// Check a scenario file without running it (every problem, with line and column).
     Validate(cmd::validate::ValidateArgs),
     /// List the bundled scenarios and protocols, or a protocol's message kinds.
@@ -70,7 +70,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Sweep(args) => cmd::sweep::run(args),
-        Command::Explore(args) => cmd::explore::run(args),
+        Command::Explore(args) => cmd::explore::run(*args),
         Command::Validate(args) => cmd::validate::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Ring(args) => cmd::ring::run(*args),

@@ -4,13 +4,14 @@
 //! its own (so that each peak memory is its own): the one-proposer Paxos configuration
 //! (complete), the bundled two-proposer `search/paxos-exhaustive` to depth 13, and
 //! `search/raft-exhaustive` with terms up to 3 to depth 8, the last two also with `--symmetry`
-//! (interchangeable acceptors, servers); breadth first on 1 and 2 threads and
-//! depth first. It prints unique states, states/s, the 2-thread speed-up and the peak resident
-//! memory per state (the process's high-water mark over the states it visited). The allocator
-//! is mimalloc, as in the `dsim` binary.
+//! (interchangeable acceptors, servers); breadth first on 1 and 2 threads with the frontier in
+//! memory and on disk, and depth first. It prints unique states, states/s, and per state the
+//! peak resident memory (the process's high-water mark over the states it visited) of breadth
+//! first in memory and on disk, and the disk bytes of the latter. The allocator is mimalloc,
+//! as in the `dsim` binary.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
-use dsim_bench::peak_bytes;
+use dsim_bench::{SearchDir, peak_bytes};
 use scenarios::exhaustive::Settings;
 use sim_core::exhaustive::Order;
 use std::process::Command;
@@ -80,17 +81,20 @@ fn main() {
         return;
     }
     println!(
-        "{:<32} {:>10} {:>13} {:>13} {:>8} {:>13} {:>12}",
+        "{:<34} {:>9} | {:>9} {:>9} {:>7} | {:>9} {:>9} {:>7} {:>6} | {:>9}",
         "configuration",
         "states",
-        "bfs 1 thr/s",
-        "bfs 2 thr/s",
-        "speedup",
-        "dfs 1 thr/s",
-        "bytes/state"
+        "mem 1t/s",
+        "mem 2t/s",
+        "B/st",
+        "disk 1t/s",
+        "disk 2t/s",
+        "B/st",
+        "disk",
+        "dfs 1t/s",
     );
     for (i, (label, ..)) in CONFIGS.iter().enumerate() {
-        let run = |order: &str, jobs: &str| -> (u64, f64, u64) {
+        let run = |order: &str, jobs: &str| -> (u64, f64, u64, u64) {
             let out = Command::new(&args[0])
                 .args(["--child", &i.to_string(), order, jobs])
                 .output()
@@ -102,24 +106,33 @@ fn main() {
                 next().parse().unwrap_or(0),
                 next().parse().unwrap_or(0.0),
                 next().parse().unwrap_or(0),
+                next().parse().unwrap_or(0),
             )
         };
-        let (states, one, peak) = run("bfs", "1");
-        let (states2, two, _) = run("bfs", "2");
-        let (states_dfs, dfs, _) = run("dfs", "1");
+        let (states, one, peak, _) = run("bfs", "1");
+        let (states2, two, ..) = run("bfs", "2");
+        let (states_disk, disk_one, disk_peak, disk_bytes) = run("disk", "1");
+        let (states_disk2, disk_two, ..) = run("disk", "2");
+        let (states_dfs, dfs, ..) = run("dfs", "1");
         assert_eq!(states, states2, "{label}: BFS on 2 threads counts the same");
+        assert_eq!(states, states_disk, "{label}: BFS on disk counts the same");
+        assert_eq!(states, states_disk2, "{label}: on disk, 2 threads");
         if CONFIGS[i].2.is_none() {
             assert_eq!(states, states_dfs, "{label}: DFS counts the same");
         }
+        let per = |bytes: u64| bytes / states.max(1);
         println!(
-            "{label:<32} {states:>10} {one:>13.0} {two:>13.0} {:>7.2}x {dfs:>13.0} {:>12}",
-            two / one.max(1e-9),
-            peak / states.max(1)
+            "{label:<34} {states:>9} | {one:>9.0} {two:>9.0} {:>7} | {disk_one:>9.0} \
+             {disk_two:>9.0} {:>7} {:>6} | {dfs:>9.0}",
+            per(peak),
+            per(disk_peak),
+            per(disk_bytes),
         );
     }
 }
 
-/// One exploration; prints "states states/s peak-bytes".
+/// One exploration; prints "states states/s peak-bytes disk-bytes". Order `disk` is breadth
+/// first with its frontier on disk.
 fn child(config: &str, order: &str, jobs: &str) {
     let (_, name, depth, epoch, one, symmetry) =
         CONFIGS[config.parse::<usize>().expect("an index")];
@@ -144,6 +157,11 @@ fn child(config: &str, order: &str, jobs: &str) {
         symmetry,
         ..Settings::default()
     };
+    let dir = SearchDir::new();
+    let settings = Settings {
+        disk: (order == "disk").then(|| dir.frontier()),
+        ..settings
+    };
     let before = peak_bytes();
     let start = Instant::now();
     let outcome = loaded
@@ -151,9 +169,10 @@ fn child(config: &str, order: &str, jobs: &str) {
         .expect("explorable");
     let seconds = start.elapsed().as_secs_f64();
     println!(
-        "{} {} {}",
+        "{} {} {} {}",
         outcome.unique_states,
         outcome.unique_states as f64 / seconds,
-        peak_bytes().saturating_sub(before)
+        peak_bytes().saturating_sub(before),
+        dir.bytes()
     );
 }

@@ -5,13 +5,14 @@
 //! tests never compile stateright), then explores the same model both ways, each exploration
 //! in a child process of its own so that each peak memory is its own: dsim's
 //! `register/stateright-paxos` and stateright's checker, 2 and 3 clients, breadth and depth
-//! first, 1 and 2 threads. It prints unique states (which must agree), seconds, states/s and
+//! first, 1 and 2 threads, and dsim's breadth first with its frontier on disk (`bfs-disk`, set
+//! against stateright's breadth first, which keeps its states in memory). It prints unique states (which must agree), seconds, states/s and
 //! peak resident memory, and dsim's speed and memory as a ratio of stateright's; each side
 //! keeps its fastest of `--rounds N` interleaved runs (3 by default), with that run's peak.
 //! Pass `--clients 3` (or 2) to run only that size. dsim uses mimalloc, as the `dsim` binary does.
 #![allow(clippy::disallowed_types)] // Wall-clock timing is this binary's whole job.
 
-use dsim_bench::peak_bytes;
+use dsim_bench::{SearchDir, peak_bytes};
 use scenarios::exhaustive::Settings;
 use sim_core::exhaustive::Order;
 use std::path::PathBuf;
@@ -44,7 +45,7 @@ fn main() {
         .max(1);
     let stateright = build_stateright();
     println!(
-        "{:<24} {:>10} {:>9} {:>11} {:>9} | {:>9} {:>11} {:>9} | {:>7} {:>7}",
+        "{:<26} {:>10} {:>9} {:>11} {:>9} | {:>9} {:>11} {:>9} | {:>7} {:>7}",
         "configuration",
         "states",
         "dsim s",
@@ -60,7 +61,14 @@ fn main() {
         if only.is_some_and(|c| c != clients) {
             continue;
         }
-        for (order, jobs) in [("bfs", 1), ("bfs", 2), ("dfs", 1), ("dfs", 2)] {
+        for (order, jobs) in [
+            ("bfs", 1),
+            ("bfs", 2),
+            ("bfs-disk", 1),
+            ("bfs-disk", 2),
+            ("dfs", 1),
+            ("dfs", 2),
+        ] {
             let (jobs_text, clients_text) = (jobs.to_string(), clients.to_string());
             // Interleaved rounds, each side keeping its fastest: a shared host's drift slows
             // both alike.
@@ -76,7 +84,11 @@ fn main() {
                 if let Some(bin) = &stateright {
                     theirs = fastest(
                         theirs,
-                        measure(Command::new(bin).args([&clients_text, order, &jobs_text])),
+                        measure(Command::new(bin).args([
+                            &clients_text,
+                            order.trim_end_matches("-disk"),
+                            &jobs_text,
+                        ])),
                     );
                 }
             }
@@ -88,7 +100,7 @@ fn main() {
                 Some((sr_states, sr_secs, sr_peak)) => {
                     assert_eq!(states, sr_states, "{label}: dsim and stateright agree");
                     println!(
-                        "{label:<24} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | {sr_secs:>9.2} \
+                        "{label:<26} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | {sr_secs:>9.2} \
                          {:>11.0} {:>9.1} | {:>6.2}x {:>6.2}x",
                         states as f64 / secs,
                         mb(peak),
@@ -99,7 +111,7 @@ fn main() {
                     );
                 }
                 None => println!(
-                    "{label:<24} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | (stateright not built)",
+                    "{label:<26} {states:>10} {secs:>9.2} {:>11.0} {:>9.1} | (stateright not built)",
                     states as f64 / secs,
                     mb(peak)
                 ),
@@ -170,6 +182,11 @@ fn child(clients: &str, order: &str, jobs: &str) {
         jobs: jobs.parse().expect("a thread count"),
         keep_going: true,
         ..Settings::default()
+    };
+    let dir = SearchDir::new();
+    let settings = Settings {
+        disk: (order == "bfs-disk").then(|| dir.frontier()),
+        ..settings
     };
     let start = Instant::now();
     let outcome = loaded

@@ -27,6 +27,15 @@ impl Default for Fingerprints {
 }
 
 impl Fingerprints {
+    /// An empty set with room for about `states` fingerprints before any table grows (a
+    /// search resumed from its files knows how many it will hold at once).
+    pub(super) fn with_room(states: u64) -> Self {
+        let per_shard = usize::try_from(states / SHARDS as u64).unwrap_or(usize::MAX / 2);
+        Fingerprints {
+            shards: (0..SHARDS).map(|_| Table::with_room(per_shard)).collect(),
+        }
+    }
+
     /// Adds `fp`; whether it was new. Within a shard, a fingerprint whose low 56 bits are 0 is
     /// kept as 1 (0 marks an empty slot): two states then merge only if their 64-bit hashes
     /// differ in nothing but that.
@@ -89,6 +98,17 @@ struct Table {
 }
 
 impl Table {
+    /// A table that holds `entries` below its fill limit.
+    fn with_room(entries: usize) -> Table {
+        let pages = (entries.saturating_mul(100) / 85).div_ceil(PAGE_SLOTS);
+        Table {
+            pages: (0..pages)
+                .map(|_| vec![0u8; PAGE_SLOTS * SLOT].into_boxed_slice())
+                .collect(),
+            len: 0,
+        }
+    }
+
     fn size(&self) -> usize {
         self.pages.len() * PAGE_SLOTS
     }
@@ -191,6 +211,12 @@ mod tests {
         let twins = [5u64, (1 << 56) | 5, (200 << 56) | 5];
         assert!(twins.iter().all(|&fp| set.insert(fp)));
         assert!(twins.iter().all(|&fp| !set.insert(fp)));
+        let mut roomy = Fingerprints::with_room(fps.len() as u64);
+        assert!(fps.iter().all(|&fp| roomy.insert(fp)));
+        assert!(
+            fps.iter()
+                .all(|&fp| roomy.contains(fp) && !roomy.insert(fp))
+        );
         let shared = SharedFingerprints::default();
         assert!(fps.iter().all(|&fp| shared.insert(fp)));
         assert!(fps.iter().all(|&fp| !shared.insert(fp)));

@@ -11,8 +11,6 @@
 use crate::exhaustive::fingerprints::Fingerprints;
 use crate::exhaustive::visited::{Reach, Reaches, Seen};
 use crate::kernel::Move;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 /// How a new state of the level was reached.
@@ -30,7 +28,7 @@ const SHARD_BITS: u32 = 6;
 /// The states first reached in the level being made (see the module's docs).
 pub(super) struct LevelMap<'a> {
     earlier: &'a Fingerprints,
-    shards: Vec<Mutex<HashMap<u64, Way, BuildHasherDefault<Spread>>>>,
+    shards: Vec<Mutex<Table>>,
 }
 
 impl<'a> LevelMap<'a> {
@@ -47,11 +45,9 @@ impl<'a> LevelMap<'a> {
     pub(super) fn into_sorted(self) -> Vec<(u64, Way)> {
         let mut all = Vec::new();
         for shard in self.shards {
-            let shard = shard
-                .into_inner()
-                .expect("a thread panicked making a level");
-            all.reserve(shard.len());
-            all.extend(shard);
+            let shard = shard.into_inner().expect("a thread panicked making a level");
+            all.reserve(shard.len);
+            all.extend(shard.slots.into_iter().flatten());
         }
         all.sort_unstable_by_key(|(fp, way)| (way.parent, way.mv.rank(), *fp));
         all
@@ -71,39 +67,60 @@ impl Reaches for LevelMap<'_> {
         let mut shard = self.shards[(fp >> (64 - SHARD_BITS)) as usize]
             .lock()
             .expect("a thread panicked making a level");
-        match shard.entry(fp) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(way);
-                Reach::New
-            }
-            std::collections::hash_map::Entry::Occupied(mut slot) => {
-                let old = slot.get();
-                if (way.parent_fp, way.mv.rank()) < (old.parent_fp, old.mv.rank()) {
-                    slot.insert(way);
-                }
-                Reach::Seen
-            }
-        }
+        shard.reach(fp, way)
     }
 }
 
-/// A hasher for keys that are fingerprints already: it only spreads their bits (the shard took
-/// the top ones, and the table's tags read the top ones too).
+/// One shard: an open-addressing table (linear probing) of fingerprints and their ways,
+/// filled to 90 % before it doubles. Only looked up while the level is made, then emptied
+/// into a sorted list: its layout reaches no output.
 #[derive(Default)]
-struct Spread(u64);
+struct Table {
+    slots: Vec<Option<(u64, Way)>>,
+    len: usize,
+}
 
-impl Hasher for Spread {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+impl Table {
+    /// Records `fp` reached by `way`: new, or seen (its way the smaller of the two).
+    fn reach(&mut self, fp: u64, way: Way) -> Reach {
+        if (self.len + 1) * 10 > self.slots.len() * 9 {
+            self.grow();
+        }
+        let i = self.find(fp);
+        match &mut self.slots[i] {
+            Some((_, old)) => {
+                if (way.parent_fp, way.mv.rank()) < (old.parent_fp, old.mv.rank()) {
+                    *old = way;
+                }
+                Reach::Seen
+            }
+            empty => {
+                *empty = Some((fp, way));
+                self.len += 1;
+                Reach::New
+            }
         }
     }
 
-    fn write_u64(&mut self, fp: u64) {
-        self.0 = fp.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    /// The slot of `fp`, or the empty one where it goes.
+    fn find(&self, fp: u64) -> usize {
+        let n = self.slots.len();
+        // The fingerprint's bits below the shard's, scaled to the table.
+        let mut i = (((fp << SHARD_BITS) as u128 * n as u128) >> 64) as usize;
+        loop {
+            match &self.slots[i] {
+                Some((f, _)) if *f != fp => i = if i + 1 == n { 0 } else { i + 1 },
+                _ => return i,
+            }
+        }
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![None; size]);
+        for (fp, way) in old.into_iter().flatten() {
+            let i = self.find(fp);
+            self.slots[i] = Some((fp, way));
+        }
     }
 }

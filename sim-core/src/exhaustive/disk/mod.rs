@@ -94,16 +94,21 @@ impl<A: Actor> Search<'_, A> {
             }
             checkpoint.restore(&mut self.stats);
             level = checkpoint.level;
-            for k in 1..=level {
-                let mut reader = LevelReader::open(dir, k, 0)?;
-                for _ in 0..levels::level_len(dir, k)? {
-                    seen.insert(reader.next_record()?.1.fp);
-                }
-            }
             violation = checkpoint.violation;
             reached = checkpoint.reached;
             self.violation = violation.map(|at| (at.fp, Vec::new()));
             self.reached = reached.iter().map(|r| r.map(|at| at.fp)).collect();
+            // The visited set, from the levels' files, unless there is nothing left to do.
+            if levels::level_len_or_root(dir, level)? > 0 && !self.stop() {
+                seen = Fingerprints::with_room(self.stats.unique_states);
+                seen.insert(first.fp);
+                for k in 1..=level {
+                    let mut reader = LevelReader::open(dir, k, 0)?;
+                    for _ in 0..levels::level_len(dir, k)? {
+                        seen.insert(reader.next_record()?.1.fp);
+                    }
+                }
+            }
         } else {
             Checkpoint::new(
                 disk.identity,
