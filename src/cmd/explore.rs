@@ -263,10 +263,10 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub max_memory: Option<u64>,
-    /// Where breadth first keeps the states it has yet to expand: `memory` (the fastest,
-    /// about a kilobyte a state), `disk` (a file per level, 25 bytes a state, and 7 bytes a
-    /// visited state in memory: searches larger than memory), or `auto`: in memory, and from
-    /// the start again on disk once the search has used a quarter of --max-memory.
+    /// Where breadth first keeps the states it has yet to expand: `memory` (about a kilobyte
+    /// a state), `disk` (a file per level, 25 bytes a state, and 7 bytes a visited state in
+    /// memory: as fast, and for searches larger than memory), or `auto`: in memory, and from
+    /// the start again on disk past 200,000 states or a quarter of --max-memory.
     #[arg(
         long,
         value_enum,

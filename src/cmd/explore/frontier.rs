@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 /// Where breadth first keeps its frontier (`--frontier`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum FrontierMode {
-    /// In memory until the search has used a quarter of its memory budget, then from the
-    /// start again on disk.
+    /// In memory while the search is small (200,000 states, a quarter of its memory budget),
+    /// then from the start again on disk.
     #[default]
     Auto,
-    /// In memory: the fastest, about a kilobyte a state.
+    /// In memory: about a kilobyte a state.
     Memory,
-    /// On disk: 25 bytes a state in files, 7 in memory.
+    /// On disk: 25 bytes a state in files, 7 in memory, as fast.
     Disk,
 }
 

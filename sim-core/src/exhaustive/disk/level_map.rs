@@ -45,7 +45,9 @@ impl<'a> LevelMap<'a> {
     pub(super) fn into_sorted(self) -> Vec<(u64, Way)> {
         let mut all = Vec::new();
         for shard in self.shards {
-            let shard = shard.into_inner().expect("a thread panicked making a level");
+            let shard = shard
+                .into_inner()
+                .expect("a thread panicked making a level");
             all.reserve(shard.len);
             all.extend(shard.slots.into_iter().flatten());
         }
