@@ -303,15 +303,21 @@ fn boundary<P: Protocol>(settings: &Settings) -> Option<Boundary<P::Actor>> {
     }))
 }
 
-/// Explores `prep` exhaustively. `progress` is called now and then with the counts so far;
-/// `origin` says in words where a counterexample came from. `Err` when the file cannot be
-/// explored (see [`refusal`]).
-pub fn explore<P: Protocol>(
+/// What a search of `prep` starts from, as `settings` bound it: the untimed start, the
+/// kernel's options, the `sometimes` properties, and the symmetry merged by (if asked).
+#[allow(clippy::type_complexity)]
+fn search_of<P: Protocol>(
     prep: &Prepared<P>,
     settings: &Settings,
-    origin: &str,
-    progress: &mut dyn FnMut(&Stats),
-) -> Result<Outcome, String> {
+) -> Result<
+    (
+        Sim<P::Actor>,
+        Options<P::Actor>,
+        Vec<exhaustive::Sometimes<P::Actor>>,
+        Option<Symmetry>,
+    ),
+    String,
+> {
     if let Some(why) = refusal(prep) {
         return Err(why);
     }
@@ -333,10 +339,56 @@ pub fn explore<P: Protocol>(
         interrupt: settings.interrupt.clone(),
     };
     let sometimes = P::sometimes(&prep.doc.config);
+    Ok((root, options, sometimes, symmetry))
+}
+
+/// Explores `prep` exhaustively. `progress` is called now and then with the counts so far;
+/// `origin` says in words where a counterexample came from. `Err` when the file cannot be
+/// explored (see [`refusal`]).
+pub fn explore<P: Protocol>(
+    prep: &Prepared<P>,
+    settings: &Settings,
+    origin: &str,
+    progress: &mut dyn FnMut(&Stats),
+) -> Result<Outcome, String> {
+    let (root, options, sometimes, symmetry) = search_of(prep, settings)?;
     let report = exhaustive::explore(root.clone(), &options, &sometimes, progress);
     if let Some(why) = report.failure {
         return Err(format!("the search's files: {why}"));
     }
+    Ok(outcome_of(prep, &root, symmetry.as_ref(), report, origin))
+}
+
+/// The state graph of `prep`'s search behind the kernel's protocol-free interface, for a
+/// search engine outside the kernel (the timely dataflow one).
+pub fn searchable<P: Protocol>(
+    prep: &Prepared<P>,
+    settings: &Settings,
+) -> Result<Box<dyn exhaustive::Searchable>, String> {
+    let (root, options, sometimes, _) = search_of(prep, settings)?;
+    Ok(Box::new(exhaustive::Model::new(root, options, sometimes)))
+}
+
+/// The outcome of a search of `prep` that another engine made (see [`searchable`]): its
+/// violation made timed and written as a file, as [`explore`] does.
+pub fn outcome<P: Protocol>(
+    prep: &Prepared<P>,
+    settings: &Settings,
+    report: exhaustive::Report,
+    origin: &str,
+) -> Result<Outcome, String> {
+    let (root, _, _, symmetry) = search_of(prep, settings)?;
+    Ok(outcome_of(prep, &root, symmetry.as_ref(), report, origin))
+}
+
+/// What `report`, a search of `prep` from `root`, found, in the words and files of an outcome.
+fn outcome_of<P: Protocol>(
+    prep: &Prepared<P>,
+    root: &Sim<P::Actor>,
+    symmetry: Option<&Symmetry>,
+    report: exhaustive::Report,
+    origin: &str,
+) -> Outcome {
     let mut outcome = Outcome::from(report.stats);
     outcome.interchangeable = symmetry
         .iter()
@@ -354,14 +406,14 @@ pub fn explore<P: Protocol>(
     outcome.violation = report.violation.map(|found| {
         path_finding(
             prep,
-            &root,
+            root,
             &found.path,
             &found.violations,
             "dsim explore --exhaustive",
             origin,
         )
     });
-    Ok(outcome)
+    outcome
 }
 
 /// A violation at the end of `path` from `root` (an untimed start of `prep`), made timed and

@@ -140,6 +140,19 @@ pub trait LoadedScenario: Sync {
         origin: &str,
         progress: &mut dyn FnMut(&sim_core::exhaustive::Stats),
     ) -> Result<crate::exhaustive::Outcome, String>;
+    /// The file's state graph for a search engine outside the kernel (see
+    /// [`crate::exhaustive::searchable`]).
+    fn searchable(
+        &self,
+        settings: &crate::exhaustive::Settings,
+    ) -> Result<Box<dyn sim_core::exhaustive::Searchable>, String>;
+    /// The outcome of such an engine's search (see [`crate::exhaustive::outcome`]).
+    fn exhaustive_outcome(
+        &self,
+        settings: &crate::exhaustive::Settings,
+        report: sim_core::exhaustive::Report,
+        origin: &str,
+    ) -> Result<crate::exhaustive::Outcome, String>;
 }
 
 impl<P: Story> LoadedScenario for Prepared<P> {
@@ -227,6 +240,20 @@ impl<P: Story> LoadedScenario for Prepared<P> {
         progress: &mut dyn FnMut(&sim_core::exhaustive::Stats),
     ) -> Result<crate::exhaustive::Outcome, String> {
         crate::exhaustive::explore(self, settings, origin, progress)
+    }
+    fn searchable(
+        &self,
+        settings: &crate::exhaustive::Settings,
+    ) -> Result<Box<dyn sim_core::exhaustive::Searchable>, String> {
+        crate::exhaustive::searchable(self, settings)
+    }
+    fn exhaustive_outcome(
+        &self,
+        settings: &crate::exhaustive::Settings,
+        report: sim_core::exhaustive::Report,
+        origin: &str,
+    ) -> Result<crate::exhaustive::Outcome, String> {
+        crate::exhaustive::outcome(self, settings, report, origin)
     }
 }
 

@@ -59,7 +59,8 @@ pub use harness::{Finished, Harness};
 pub use id::{MsgId, Name, NodeId, NodeName};
 pub use kept::KeptRecords;
 pub use kernel::{
-    Limits, Move, MoveKind, NetStats, RunReport, Sim, SimConfig, Status, StopReason, Taken,
+    Limits, Move, MoveCode, MoveKind, NetStats, RunReport, Sim, SimConfig, Status, StopReason,
+    Taken,
 };
 pub use link::{Latency, LinkConfig};
 pub use net::{DropReason, FaultRule, RuleAction};

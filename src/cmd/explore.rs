@@ -6,6 +6,7 @@ mod budget;
 mod exhaustive;
 mod frontier;
 mod shard;
+mod timely;
 
 use crate::exit::{CliError, FAILED, OK};
 use crate::flags::{apply_sets, parse_sets, worker_pool};
@@ -72,7 +73,11 @@ state in memory), checkpoint each level and go on after a stop:
   dsim explore search/paxos-exhaustive --exhaustive --max-depth 12 --checkpoint search.ckpt
   dsim explore search/paxos-exhaustive --exhaustive --max-depth 12 --resume search.ckpt
 Ctrl-C stops a search, prints what it found and says how to go on.
-Both modes find the same states, counts and paths.
+Both modes find the same states, counts and paths. On timely dataflow, breadth first runs on
+--workers threads in each of --processes processes, each worker owning a share of the states:
+  dsim explore search/paxos-exhaustive --exhaustive --max-depth 10 --engine timely --workers 2
+For two processes, start the same command with `--processes 2 --process 1` and with
+`--processes 2 --process 0` (the one that reports), on one machine or, with --hostfile, on two.
 
 Exit codes: 0 nothing found (an exhaustive search that a bound stopped says `incomplete`, and
 `complete: false` under --json); 1 an invariant broke or progress failed (the counterexample is
@@ -303,6 +308,50 @@ pub struct ExploreArgs {
         help_heading = "Exhaustive exploration"
     )]
     pub resume: Option<PathBuf>,
+    /// Which engine runs breadth first: `local` (this process's threads, --jobs) or `timely`
+    /// (timely dataflow: --workers threads in each of --processes processes, each worker
+    /// owning a share of the visited set; the same counts and paths).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t,
+        requires = "exhaustive",
+        help_heading = "Distributed exhaustive search"
+    )]
+    pub engine: timely::Engine,
+    /// Timely worker threads in this process.
+    #[arg(
+        long,
+        value_name = "W",
+        default_value_t = 1,
+        help_heading = "Distributed exhaustive search"
+    )]
+    pub workers: usize,
+    /// How many processes run the search (each started with the same command and its own
+    /// --process); they find each other at --hostfile's addresses, or at 127.0.0.1:2101 and
+    /// up without one.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        help_heading = "Distributed exhaustive search"
+    )]
+    pub processes: usize,
+    /// This process's index, 0 to N-1; process 0 prints the report and writes the files.
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0,
+        help_heading = "Distributed exhaustive search"
+    )]
+    pub process: usize,
+    /// A file of the processes' addresses, `host:port`, one a line, in process order.
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Distributed exhaustive search"
+    )]
+    pub hostfile: Option<PathBuf>,
 }
 
 /// How a search makes each seed's schedule.

@@ -13,8 +13,9 @@
 /// How many shards (the fingerprint's top 8 bits pick one).
 const SHARDS: usize = 256;
 
-/// A set of state fingerprints.
-pub(super) struct Fingerprints {
+/// A set of state fingerprints: the visited set of a search that keeps no way back (depth
+/// first, breadth first on disk, a worker's share of a distributed search).
+pub struct Fingerprints {
     shards: Vec<Table>,
 }
 
@@ -29,7 +30,7 @@ impl Default for Fingerprints {
 impl Fingerprints {
     /// An empty set with room for about `states` fingerprints before any table grows (a
     /// search resumed from its files knows how many it will hold at once).
-    pub(super) fn with_room(states: u64) -> Self {
+    pub fn with_room(states: u64) -> Self {
         let per_shard = usize::try_from(states / SHARDS as u64).unwrap_or(usize::MAX / 2);
         Fingerprints {
             shards: (0..SHARDS).map(|_| Table::with_room(per_shard)).collect(),
@@ -39,12 +40,12 @@ impl Fingerprints {
     /// Adds `fp`; whether it was new. Within a shard, a fingerprint whose low 56 bits are 0 is
     /// kept as 1 (0 marks an empty slot): two states then merge only if their 64-bit hashes
     /// differ in nothing but that.
-    pub(super) fn insert(&mut self, fp: u64) -> bool {
+    pub fn insert(&mut self, fp: u64) -> bool {
         self.shards[(fp >> 56) as usize].insert(kept(fp))
     }
 
     /// Whether `fp` is in the set (as [`Fingerprints::insert`] keeps it).
-    pub(super) fn contains(&self, fp: u64) -> bool {
+    pub fn contains(&self, fp: u64) -> bool {
         self.shards[(fp >> 56) as usize].contains(kept(fp))
     }
 }

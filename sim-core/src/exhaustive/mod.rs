@@ -21,12 +21,15 @@
 
 mod disk;
 mod fingerprints;
+mod model;
 mod parallel;
 mod pct;
 mod timed;
 mod visited;
 
 pub use disk::{DiskFrontier, checkpoint_path};
+pub use fingerprints::Fingerprints;
+pub use model::{Expanded, Judged, Model, Searchable, Successor};
 pub use pct::{PctOptions, PctWalk, pct_bound, pct_walk};
 pub use timed::{TimedPath, timed};
 

@@ -17,7 +17,7 @@ mod pack;
 mod untimed;
 
 pub use pack::{ActorCache, Packed};
-pub use untimed::{EffectBuffer, IgnoredAnswers, Move, MoveKind, Taken};
+pub use untimed::{EffectBuffer, IgnoredAnswers, Move, MoveCode, MoveKind, Taken};
 
 use crate::action::{Action, NodeAction};
 use crate::actor::{Actor, Context, Effect, Message, RoleClaim};

@@ -117,7 +117,23 @@ impl Move {
     pub fn rank(&self) -> (MoveKind, u64) {
         (self.kind, self.key)
     }
+
+    /// The move as plain numbers (kind, key, slot), for a search that sends paths between
+    /// processes or keeps them in files.
+    pub fn code(self) -> MoveCode {
+        (self.kind as u8, self.key, self.slot)
+    }
+
+    /// The move of a [`Move::code`]; `None` for a kind no move has. A move is meaningful only
+    /// in the state it was listed for.
+    pub fn from_code((kind, key, slot): MoveCode) -> Option<Move> {
+        let kind = *MoveKind::ALL.get(usize::from(kind))?;
+        Some(Move { kind, key, slot })
+    }
 }
+
+/// A [`Move`] as plain numbers: its kind's number, its content key and its queue slot.
+pub type MoveCode = (u8, u64, u32);
 
 /// What a move did, in terms that outlive the state: what a timed replay needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! shortest path written as a scenario file that `dsim run` replays.
 
 use super::frontier::{FrontierMode, WorkDir};
+use super::timely::Engine;
 use super::{ExploreArgs, budget};
 use crate::exit::{CliError, FAILED, INTERRUPTED, OK};
 use crate::output::pending::StopGuard;
@@ -38,6 +39,8 @@ struct Report<'a> {
     symmetry: bool,
     /// Where breadth first kept its frontier: "memory" or "disk".
     frontier: &'static str,
+    /// Which engine ran the search: "local" or "timely".
+    engine: &'static str,
     bugs: &'a [String],
     sets: &'a [String],
     #[serde(flatten)]
@@ -131,7 +134,26 @@ pub fn run(
     };
     let identity = xxhash_rust::xxh3::xxh3_64(format!("{text}\n{}", flags(args)).as_bytes());
     let mut work = None;
-    let outcome = if on_disk || settings.order == Order::Dfs {
+    let outcome = if args.engine == Engine::Timely {
+        let shown = bar.clone();
+        let progress = std::sync::Arc::new(move |stats: &sim_core::exhaustive::Stats| {
+            shown.set_message(format!(
+                "{} states, {} transitions, depth {}",
+                stats.unique_states, stats.transitions, stats.max_depth
+            ));
+        });
+        match super::timely::search(args, loaded, name, text, &settings, &origin, progress)? {
+            Some(outcome) => outcome,
+            None => {
+                bar.finish_and_clear();
+                eprintln!(
+                    "process {} of {}: done (process 0 reports)",
+                    args.process, args.processes
+                );
+                return Ok(OK);
+            }
+        }
+    } else if on_disk || settings.order == Order::Dfs {
         if on_disk {
             let dir = WorkDir::choose(
                 args.resume.as_deref(),
@@ -188,7 +210,9 @@ pub fn run(
         file = Some(args.out.display().to_string());
     }
     // Depth first under a depth bound re-expands states reached closer, on one thread.
-    let threads = if settings.order == Order::Dfs && settings.max_depth.is_some() {
+    let threads = if args.engine == Engine::Timely {
+        args.workers * args.processes
+    } else if settings.order == Order::Dfs && settings.max_depth.is_some() {
         1
     } else {
         jobs
@@ -211,6 +235,10 @@ pub fn run(
         max_epoch: args.max_epoch,
         symmetry: args.symmetry,
         frontier: if work.is_some() { "disk" } else { "memory" },
+        engine: match args.engine {
+            Engine::Local => "local",
+            Engine::Timely => "timely",
+        },
         bugs: &args.bugs,
         sets: &args.sets,
         outcome: &outcome,
