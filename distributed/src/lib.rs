@@ -21,6 +21,7 @@
 //! verdicts and the paths reported are the single-process search's at any number of workers
 //! and processes.
 
+mod connect;
 mod level;
 
 use level::{Found, Level, Msg, Summary, least};
@@ -59,21 +60,20 @@ impl Cluster {
         }
     }
 
-    fn config(&self) -> timely::Config {
-        let communication = if self.hosts.len() > 1 {
-            timely::CommunicationConfig::Cluster {
-                threads: self.workers.max(1),
-                process: self.process,
-                addresses: self.hosts.clone(),
-                report: false,
-                zerocopy: false,
-            }
+    /// The workers' allocators, connected to the other processes (quietly, see [`connect`]).
+    fn allocators(
+        &self,
+    ) -> Result<
+        (
+            Vec<timely::communication::allocator::AllocatorBuilder>,
+            Box<dyn std::any::Any + Send>,
+        ),
+        String,
+    > {
+        if self.hosts.len() > 1 {
+            connect::cluster(self.workers.max(1), self.process, &self.hosts)
         } else {
-            timely::CommunicationConfig::Process(self.workers.max(1))
-        };
-        timely::Config {
-            communication,
-            worker: timely::WorkerConfig::default(),
+            timely::CommunicationConfig::Process(self.workers.max(1)).try_build()
         }
     }
 }
@@ -103,7 +103,9 @@ pub fn explore(
     bounds: Bounds,
     progress: Progress,
 ) -> Result<Option<Report>, String> {
-    let guards = timely::execute(cluster.config(), move |worker| {
+    let (allocators, others) = cluster.allocators()?;
+    let config = timely::WorkerConfig::default();
+    let guards = timely::execute::execute_from(allocators, others, config, move |worker| {
         let model = make()?;
         let index = worker.index();
         let (root, judged) = model.start();

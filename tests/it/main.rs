@@ -15,6 +15,7 @@
 //! - `viewer`: the HTML viewer and the Mermaid output in headless Chromium.
 //! - `viewer_lesson`: the viewer's drawing, panel, Spanish and bounded DOM on long runs.
 //! - `exhaustive`: `dsim explore --exhaustive`: pinned state counts, sound merging, replays.
+//! - `distributed`: the exhaustive search on timely dataflow, threads and processes, as local.
 //! - `exhaustive_disk`: its frontier on disk: what memory finds, checkpoints, resume, Ctrl-C.
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
@@ -32,6 +33,7 @@ mod cli;
 mod course;
 mod deploy;
 mod determinism;
+mod distributed;
 mod docs;
 mod exhaustive;
 mod exhaustive_disk;
