@@ -156,11 +156,14 @@ pub fn explore(
             );
             owned
                 .broadcast()
-                .unary_frontier(Pipeline, "expand", |_, _| {
+                .unary_frontier(Pipeline, "expand", |_, info| {
                     let mut levels: BTreeMap<u32, (_, Vec<(usize, Summary)>)> = BTreeMap::new();
                     let shared = Rc::clone(&shared);
                     let model = Rc::clone(&model);
                     let progress = Arc::clone(&progress);
+                    let activator = scope.activator_for(Rc::clone(&info.address));
+                    // The level being expanded, a batch at a time (see `BATCH`).
+                    let mut work: Option<Work<_>> = None;
                     move |(input, frontier), output| {
                         input.for_each_stamp(|cap, data| {
                             if let Some(cap) = cap.retain_least(output.output_index()) {
@@ -170,10 +173,10 @@ pub fn explore(
                                 summaries.extend(data.flat_map(|d| d.drain(..)));
                             }
                         });
-                        while let Some((&t, _)) = levels.first_key_value() {
-                            if frontier.frontier().less_equal(&t) {
-                                break;
-                            }
+                        if work.is_none()
+                            && let Some((&t, _)) = levels.first_key_value()
+                            && !frontier.frontier().less_equal(&t)
+                        {
                             let (cap, mut summaries) = levels.remove(&t).expect("the first level");
                             summaries.sort_by_key(|(worker, _)| *worker);
                             let mut tally = shared.borrow_mut();
@@ -182,36 +185,52 @@ pub fn explore(
                                 progress(&tally.stats);
                             }
                             let owned = std::mem::take(&mut tally.owned);
-                            drop(tally);
-                            if !go_on {
+                            if go_on {
+                                work = Some(Work::new(cap, owned));
+                            }
+                        }
+                        let Some(level) = work.as_mut() else {
+                            return;
+                        };
+                        let mut session = output.session(&level.cap);
+                        let mut model = model.borrow_mut();
+                        let end = (level.next + BATCH).min(level.states.len());
+                        for (path, fp) in &level.states[level.next..end] {
+                            if let Err(why) = model.go_to(path) {
+                                shared.borrow_mut().failure.get_or_insert(why);
                                 continue;
                             }
-                            let mut session = output.session(&cap);
-                            let mut model = model.borrow_mut();
-                            let mut report = (0, 0, false, None);
-                            for (path, fp) in owned {
-                                if let Err(why) = model.go_to(&path) {
-                                    shared.borrow_mut().failure.get_or_insert(why);
-                                    continue;
-                                }
-                                let found = model.expand(&mut |s: Successor| {
-                                    session.give(reached(fp, &path, s));
-                                });
-                                report.0 += found.transitions;
-                                report.1 += u64::from(found.terminal);
-                                report.2 |= found.run_limited;
-                                if found.end_violation {
-                                    report.3 = least(report.3, Some(Found { fp, path }));
-                                }
-                            }
-                            session.give(Msg::Expanded {
-                                worker: index as u64,
-                                transitions: report.0,
-                                terminal: report.1,
-                                run_limited: report.2,
-                                end_violation: report.3,
+                            let found = model.expand(&mut |s: Successor| {
+                                session.give(reached(*fp, path, s));
                             });
+                            level.transitions += found.transitions;
+                            level.terminal += u64::from(found.terminal);
+                            level.run_limited |= found.run_limited;
+                            if found.end_violation {
+                                let here = Some(Found {
+                                    fp: *fp,
+                                    path: path.clone(),
+                                });
+                                level.end_violation = least(level.end_violation.take(), here);
+                            }
                         }
+                        level.next = end;
+                        if level.next < level.states.len() {
+                            // More of the level: after the owners have taken in this batch.
+                            activator.activate();
+                            return;
+                        }
+                        session.give(Msg::Expanded {
+                            worker: index as u64,
+                            transitions: level.transitions,
+                            terminal: level.terminal,
+                            run_limited: level.run_limited,
+                            end_violation: level.end_violation.take(),
+                        });
+                        drop(session);
+                        work = None;
+                        // A later level may be complete already.
+                        activator.activate();
                     }
                 })
                 .connect_loop(handle);
@@ -233,6 +252,38 @@ pub fn explore(
         first = first.or(result);
     }
     Ok(first)
+}
+
+/// How many states a worker expands before it lets the owners take in their successors: the
+/// successors of a whole level at once, each carrying its path, would all wait in memory.
+const BATCH: usize = 1024;
+
+/// A level being expanded by one worker, a batch at a time.
+struct Work<C> {
+    /// The capability to send at the level's time.
+    cap: C,
+    /// The worker's states of the level: path and fingerprint, sorted by path.
+    states: Vec<(Vec<MoveCode>, u64)>,
+    /// The first not expanded yet.
+    next: usize,
+    transitions: u64,
+    terminal: u64,
+    run_limited: bool,
+    end_violation: Option<Found>,
+}
+
+impl<C> Work<C> {
+    fn new(cap: C, states: Vec<(Vec<MoveCode>, u64)>) -> Self {
+        Work {
+            cap,
+            states,
+            next: 0,
+            transitions: 0,
+            terminal: 0,
+            run_limited: false,
+            end_violation: None,
+        }
+    }
 }
 
 /// The message of successor `s` of the state at `path` (fingerprint `parent`).

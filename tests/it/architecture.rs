@@ -11,6 +11,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("traces", "traces/Cargo.toml"),
     ("protocols", "protocols/Cargo.toml"),
     ("scenarios", "scenarios/Cargo.toml"),
+    ("dsim-timely", "distributed/Cargo.toml"),
     ("dsim-bench", "bench/Cargo.toml"),
     ("dsim", "Cargo.toml"),
 ];
@@ -62,6 +63,13 @@ fn crates_depend_only_on_the_layers_below() {
         );
     }
     assert!(workspace_deps(&root().join("sim-core/Cargo.toml")).is_empty());
+    // The distributed engine stands on the kernel alone, and only the binary builds it.
+    let timely = workspace_deps(&root().join("distributed/Cargo.toml"));
+    assert_eq!(timely, BTreeSet::from(["sim-core".to_string()]));
+    for (name, manifest) in LAYERS.iter().filter(|(n, _)| *n != "dsim") {
+        let deps = workspace_deps(&root().join(manifest));
+        assert!(!deps.contains("dsim-timely"), "{name} builds timely");
+    }
 }
 
 /// Every `.rs` file under `dir`, sorted.
@@ -237,6 +245,7 @@ fn no_module_imports_another_in_a_cycle() {
         "traces/src",
         "protocols/src",
         "scenarios/src",
+        "distributed/src",
         "src",
         "bench/src",
     ] {

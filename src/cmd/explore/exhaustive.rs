@@ -93,7 +93,9 @@ pub fn run(
     }
     let budget = budget::budget(args.max_memory);
     let interrupt = Interrupt::default();
-    let _routed = StopGuard::new(&interrupt);
+    // Ctrl-C stops the local engine's search cleanly; timely's workers are not told (a
+    // Ctrl-C ends the process, as without a search).
+    let _routed = (args.engine == Engine::Local).then(|| StopGuard::new(&interrupt));
     let mut settings = Settings {
         order: if args.dfs { Order::Dfs } else { Order::Bfs },
         max_depth: args.max_depth,

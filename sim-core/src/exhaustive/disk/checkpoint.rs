@@ -7,7 +7,7 @@
 //! renamed over the last one, after the level's file is on disk, so a checkpoint never names a
 //! level that is not whole.
 
-use super::levels::named;
+use super::levels::{Located, named};
 use crate::exhaustive::Stats;
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -15,15 +15,6 @@ use std::path::{Path, PathBuf};
 
 /// The checkpoint's format; one of another version is refused.
 const VERSION: u32 = 1;
-
-/// A state the search reports (its violation, an example), by its fingerprint and where its
-/// record is: its level and its index there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Located {
-    pub(super) fp: u64,
-    pub(super) level: u32,
-    pub(super) index: u64,
-}
 
 /// The checkpoint (see the module's docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,10 +8,10 @@
 //! states that have children in the level asked for are ever rebuilt. Any state's path is its
 //! records' parents followed back to the start ([`path_to`]).
 
-use super::checkpoint::Located;
 use crate::Actor;
 use crate::exhaustive::Frontier;
 use crate::kernel::{EffectBuffer, Move, MoveKind};
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +21,15 @@ pub(super) const RECORD: u64 = 25;
 
 /// The most states one level may hold: a parent's index is 32 bits.
 pub(super) const MAX_LEVEL_STATES: u64 = u32::MAX as u64;
+
+/// A state the search reports (its violation, an example), by its fingerprint and where its
+/// record is: its level and its index there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Located {
+    pub(super) fp: u64,
+    pub(super) level: u32,
+    pub(super) index: u64,
+}
 
 /// A state as its level's file keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

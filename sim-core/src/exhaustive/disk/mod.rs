@@ -29,9 +29,9 @@ pub use checkpoint::checkpoint_path;
 use super::fingerprints::Fingerprints;
 use super::{BUDGET_EVERY, Expansion, Frontier, Keep, Search, Work, least};
 use crate::{Actor, Sim};
-use checkpoint::{Checkpoint, Located};
+use checkpoint::Checkpoint;
 use level_map::LevelMap;
-use levels::{LevelReader, LevelWriter, MAX_LEVEL_STATES, Record, Replay};
+use levels::{LevelReader, LevelWriter, Located, MAX_LEVEL_STATES, Record, Replay};
 use std::io;
 use std::path::PathBuf;
 
