@@ -9,7 +9,7 @@
 //!   owns (fingerprint modulo the workers: each worker holds its share of the visited set, 7
 //!   bytes a state, [`Fingerprints`]). Once timely says level `t` is complete, it keeps those
 //!   not visited before, each with the smallest (parent fingerprint, move) that reached it (the
-//!   single-process search's rule), and broadcasts a [`level::Summary`] of them.
+//!   single-process search's rule), and broadcasts a summary of them (`level::Summary`).
 //! - **expand**, once every worker's summary of `t` is in, adds them up alike on every worker
 //!   and decides as the single-process search does whether to go on (a violation, the state
 //!   limit, the depth bound); if so it rebuilds each owned state of `t` by replaying its path
