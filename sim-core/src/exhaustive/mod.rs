@@ -299,6 +299,17 @@ impl<A: Actor> Frontier<A> {
         }
     }
 
+    /// Makes `into` the state that `mv`, a move listed for this very state, leads to (its
+    /// fingerprint left to the caller): the step of a replay, which needs no boundary or
+    /// ignored-delivery check, the move having passed them when it was recorded.
+    fn replay_into(&self, mv: Move, into: &mut Frontier<A>, effects: &mut EffectBuffer<A>) {
+        Sim::clone_from(&mut into.sim, &self.sim);
+        into.sim.take_with(mv, effects);
+        into.depth = self.depth + 1;
+        into.losses = self.losses - u32::from(mv.kind == MoveKind::Lose);
+        into.dups = self.dups - u32::from(mv.kind == MoveKind::Duplicate);
+    }
+
     /// A copy (the actors shared until one changes).
     fn copy(&self) -> Frontier<A> {
         Frontier {
@@ -523,6 +534,20 @@ impl<A: Actor> Expansion<A> {
         }
     }
 
+    /// Adds what another thread found expanding its share of the same level: counts summed,
+    /// and of the candidates, the least fingerprint, whatever thread found it.
+    fn add_share(&mut self, e: &mut Expansion<A>) {
+        self.transitions += e.transitions;
+        self.terminal += e.terminal;
+        self.new_states += e.new_states;
+        self.limited |= e.limited;
+        self.over_budget |= e.over_budget;
+        self.violation = least(self.violation.take(), e.violation.take());
+        for (m, r) in self.reached.iter_mut().zip(&e.reached) {
+            *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
+        }
+    }
+
     /// The deepest state kept to expand next.
     fn deepest(&self) -> Option<u32> {
         let next = self.next.iter().map(|s| s.depth);
@@ -607,11 +632,7 @@ pub fn explore<A: Actor>(
     // state a thread kept: they then describe the path reported, at any thread count.
     let violation = search.violation.take().map(|(fp, _)| {
         let path = search.path_to(fp, &origin);
-        let mut end = follow(&origin, &path);
-        let violations = match end.violations() {
-            [] => end.finish().violations,
-            found => found.to_vec(),
-        };
+        let violations = violations_at(&origin, &path);
         Found { violations, path }
     });
     Report {
@@ -626,6 +647,16 @@ pub fn explore<A: Actor>(
             })
             .collect(),
         failure,
+    }
+}
+
+/// The violations of the state `path` leads to from `start`: those of a step, or else its
+/// end-of-run checks' (a terminal state judged as at a run's end).
+fn violations_at<A: Actor>(start: &Sim<A>, path: &[Move]) -> Vec<Violation> {
+    let mut end = follow(start, path);
+    match end.violations() {
+        [] => end.finish().violations,
+        found => found.to_vec(),
     }
 }
 
@@ -876,15 +907,7 @@ impl<A: Actor> Search<'_, A> {
                 .stored
                 .reserve_exact(expansions.iter().map(|e| e.stored.len()).sum());
             for e in &mut expansions {
-                merged.transitions += e.transitions;
-                merged.terminal += e.terminal;
-                merged.new_states += e.new_states;
-                merged.limited |= e.limited;
-                merged.over_budget |= e.over_budget;
-                merged.violation = least(merged.violation.take(), e.violation.take());
-                for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
-                    *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
-                }
+                merged.add_share(e);
                 merged.stored.append(&mut e.stored);
             }
             self.absorb(&mut merged);
@@ -1133,39 +1156,38 @@ impl<A: Actor> Search<'_, A> {
             return path;
         }
         chain.reverse();
-        self.moves_along(&chain, origin)
+        moves_along(self.options, &chain, origin)
     }
+}
 
-    /// The moves from `origin` along `chain`, the fingerprints of a path's states from the
-    /// start's on: from each state in hand, the first move that reaches the next fingerprint.
-    /// Under symmetry a recorded move may be of a renaming of the state in hand (see
-    /// [`Search::path_to`]); this finds the moves of the state itself.
-    fn moves_along(&self, chain: &[u64], origin: &Sim<A>) -> Vec<Move> {
-        let options = self.options;
-        let mut state = Frontier {
-            sim: Box::new(origin.clone()),
-            fp: chain[0],
-            depth: 0,
-            losses: options.loss_budget,
-            dups: options.dup_budget,
-        };
-        let (mut answers, mut scratch, mut moves) =
-            (IgnoredAnswers::default(), Default::default(), Vec::new());
-        let mut found = Vec::with_capacity(chain.len());
-        for &next in &chain[1..] {
-            state
-                .sim
-                .moves(state.losses > 0, state.dups > 0, &mut moves);
-            let (mv, child) = moves
-                .iter()
-                .find_map(|&mv| {
-                    let child = state.after(mv, options, &mut answers, &mut scratch)?;
-                    (child.fp == next).then_some((mv, child))
-                })
-                .expect("a renaming of the state kept has a move to the next on the path");
-            found.push(mv);
-            state = child;
-        }
-        found
+/// The moves from `origin` along `chain`, the fingerprints of a path's states from the
+/// start's on: from each state in hand, the first move that reaches the next fingerprint.
+/// Under symmetry a recorded move may be of a renaming of the state in hand (see
+/// `Search::path_to`); this finds the moves of the state itself.
+fn moves_along<A: Actor>(options: &Options<A>, chain: &[u64], origin: &Sim<A>) -> Vec<Move> {
+    let mut state = Frontier {
+        sim: Box::new(origin.clone()),
+        fp: chain[0],
+        depth: 0,
+        losses: options.loss_budget,
+        dups: options.dup_budget,
+    };
+    let (mut answers, mut scratch, mut moves) =
+        (IgnoredAnswers::default(), Default::default(), Vec::new());
+    let mut found = Vec::with_capacity(chain.len());
+    for &next in &chain[1..] {
+        state
+            .sim
+            .moves(state.losses > 0, state.dups > 0, &mut moves);
+        let (mv, child) = moves
+            .iter()
+            .find_map(|&mv| {
+                let child = state.after(mv, options, &mut answers, &mut scratch)?;
+                (child.fp == next).then_some((mv, child))
+            })
+            .expect("a renaming of the state kept has a move to the next on the path");
+        found.push(mv);
+        state = child;
     }
+    found
 }

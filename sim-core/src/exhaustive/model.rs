@@ -11,7 +11,7 @@
 
 use super::{Frontier, Options, Scratch, Sometimes, fingerprint};
 use crate::check::Violation;
-use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveCode, MoveKind};
+use crate::kernel::{EffectBuffer, IgnoredAnswers, Move, MoveCode};
 use crate::{Actor, Sim};
 
 /// How a state is judged: whether it breaks an invariant, and which `sometimes` properties it
@@ -137,17 +137,21 @@ impl<A: Actor> Searchable for Model<A> {
         for &code in &path[shared..] {
             let mv = Move::from_code(code).ok_or("a move of no known kind")?;
             let parent = self.stack.last().map_or(&self.root, |(_, state)| state);
-            let mut sim = self.scratch.copy(&parent.sim);
-            sim.take_with(mv, &mut self.effects);
-            let losses = parent.losses - u32::from(mv.kind == MoveKind::Lose);
-            let dups = parent.dups - u32::from(mv.kind == MoveKind::Duplicate);
-            let state = Frontier {
-                fp: fingerprint(&sim, losses, dups, &self.options, &mut self.scratch.hash),
-                sim,
-                depth: parent.depth + 1,
-                losses,
-                dups,
+            let mut state = Frontier {
+                sim: self.scratch.copy(&parent.sim),
+                fp: 0,
+                depth: 0,
+                losses: 0,
+                dups: 0,
             };
+            parent.replay_into(mv, &mut state, &mut self.effects);
+            state.fp = fingerprint(
+                &state.sim,
+                state.losses,
+                state.dups,
+                &self.options,
+                &mut self.scratch.hash,
+            );
             self.stack.push((code, state));
         }
         Ok(())
@@ -201,25 +205,11 @@ impl<A: Actor> Searchable for Model<A> {
         self.go_to(path)?;
         let mut chain = vec![self.root.fp];
         chain.extend(self.stack.iter().map(|(_, state)| state.fp));
-        let search = super::Search {
-            options: &self.options,
-            sometimes: &self.sometimes,
-            visited: Default::default(),
-            stats: Default::default(),
-            violation: None,
-            reached: Vec::new(),
-            paths: Vec::new(),
-            goal: None,
-        };
-        Ok(search.moves_along(&chain, &self.origin))
+        Ok(super::moves_along(&self.options, &chain, &self.origin))
     }
 
     fn violations_at(&mut self, path: &[Move]) -> Vec<Violation> {
-        let mut end = super::follow(&self.origin, path);
-        match end.violations() {
-            [] => end.finish().violations,
-            found => found.to_vec(),
-        }
+        super::violations_at(&self.origin, path)
     }
 }
 

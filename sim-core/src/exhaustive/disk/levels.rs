@@ -10,7 +10,7 @@
 
 use crate::Actor;
 use crate::exhaustive::Frontier;
-use crate::kernel::{EffectBuffer, Move, MoveKind};
+use crate::kernel::{EffectBuffer, Move};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -41,11 +41,11 @@ pub(super) struct Record {
 
 impl Record {
     fn encode(&self) -> [u8; RECORD as usize] {
-        let (kind, key, slot) = self.mv.parts();
+        let (kind, key, slot) = self.mv.code();
         let mut out = [0u8; RECORD as usize];
         out[0..8].copy_from_slice(&self.fp.to_le_bytes());
         out[8..12].copy_from_slice(&self.parent.to_le_bytes());
-        out[12] = kind as u8;
+        out[12] = kind;
         out[13..21].copy_from_slice(&key.to_le_bytes());
         out[21..25].copy_from_slice(&slot.to_le_bytes());
         out
@@ -54,13 +54,12 @@ impl Record {
     fn decode(bytes: &[u8; RECORD as usize]) -> io::Result<Record> {
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        let kind = *MoveKind::ALL
-            .get(usize::from(bytes[12]))
+        let mv = Move::from_code((bytes[12], word(13), half(21)))
             .ok_or_else(|| corrupt("a move of no known kind"))?;
         Ok(Record {
             fp: word(0),
             parent: half(8),
-            mv: Move::from_parts(kind, word(13), half(21)),
+            mv,
         })
     }
 }
@@ -308,13 +307,8 @@ fn advance<A: Actor>(
             &below[below.len() - 1].state
         }
     };
-    let state = &mut this.state;
-    crate::Sim::clone_from(&mut state.sim, &parent.sim);
-    state.sim.take_with(record.mv, effects);
-    state.fp = record.fp;
-    state.depth = parent.depth + 1;
-    state.losses = parent.losses - u32::from(record.mv.kind == MoveKind::Lose);
-    state.dups = parent.dups - u32::from(record.mv.kind == MoveKind::Duplicate);
+    parent.replay_into(record.mv, &mut this.state, effects);
+    this.state.fp = record.fp;
     this.at = Some(index);
     Ok(())
 }
@@ -328,7 +322,7 @@ mod tests {
         let record = Record {
             fp: 0x0123_4567_89ab_cdef,
             parent: 77,
-            mv: Move::from_parts(MoveKind::Fire, u64::MAX - 3, 9),
+            mv: Move::from_parts(crate::MoveKind::Fire, u64::MAX - 3, 9),
         };
         assert_eq!(Record::decode(&record.encode()).unwrap(), record);
         let mut bad = record.encode();

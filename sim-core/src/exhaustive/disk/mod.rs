@@ -27,7 +27,7 @@ mod levels;
 pub use checkpoint::checkpoint_path;
 
 use super::fingerprints::Fingerprints;
-use super::{BUDGET_EVERY, Expansion, Frontier, Keep, Search, Work, least};
+use super::{BUDGET_EVERY, Expansion, Frontier, Keep, Search, Work};
 use crate::{Actor, Sim};
 use checkpoint::Checkpoint;
 use level_map::LevelMap;
@@ -207,7 +207,7 @@ impl<A: Actor> Search<'_, A> {
                 None => moves,
                 Some(_) => {
                     chain.insert(0, first.fp);
-                    self.moves_along(&chain, origin)
+                    super::moves_along(options, &chain, origin)
                 }
             };
             self.paths.push((at.fp, path));
@@ -273,16 +273,7 @@ impl<A: Actor> Search<'_, A> {
         };
         let mut merged = self.empty_expansion();
         for e in expansions {
-            let mut e = e?;
-            merged.transitions += e.transitions;
-            merged.terminal += e.terminal;
-            merged.new_states += e.new_states;
-            merged.limited |= e.limited;
-            merged.over_budget |= e.over_budget;
-            merged.violation = least(merged.violation.take(), e.violation.take());
-            for (m, r) in merged.reached.iter_mut().zip(&e.reached) {
-                *m = least(m.map(|f| (f, ())), r.map(|f| (f, ()))).map(|(f, ())| f);
-            }
+            merged.add_share(&mut e?);
         }
         if merged.over_budget || options.interrupted() {
             self.stats.interrupted |= options.interrupted();
