@@ -7,6 +7,8 @@
 //!
 //! - [`paxos`]: single-decree Paxos (Lamport, "Paxos Made Simple"): proposers, acceptors,
 //!   learners.
+//! - [`multipaxos`]: Multi-Paxos: a log of Paxos instances with a stable leader that runs
+//!   phase 1 once and phase 2 per entry, recovery of open slots, catch-up.
 //! - [`raft`]: Raft leader election (Ongaro and Ousterhout, figure 2) over fixed logs.
 //! - [`pbft`]: PBFT (Castro and Liskov, OSDI 1999): the normal case, checkpoints and the view
 //!   change, with Byzantine replicas as settings.
@@ -30,6 +32,7 @@
 pub mod common;
 pub mod lease;
 pub mod linearizability;
+pub mod multipaxos;
 pub mod partition;
 pub mod paxos;
 pub mod pbft;

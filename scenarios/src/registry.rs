@@ -11,6 +11,7 @@ use crate::offline::{LoadedTrace, TypedTrace};
 use crate::run::{self, RunOptions, RunResult, TraceOut};
 use crate::sweep::SeedOutcome;
 use protocols::lease::Lease;
+use protocols::multipaxos::MultiPaxos;
 use protocols::paxos::Paxos;
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
@@ -300,6 +301,7 @@ impl<P: Story> DynProtocol for Entry<P> {
 pub fn protocols() -> &'static [&'static dyn DynProtocol] {
     &[
         &Entry::<Paxos>(PhantomData),
+        &Entry::<MultiPaxos>(PhantomData),
         &Entry::<Raft>(PhantomData),
         &Entry::<LiveRing>(PhantomData),
         &Entry::<Pbft>(PhantomData),
