@@ -78,9 +78,11 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "search/pbft-short-timeouts" => "search/pbft-short-timeouts.ron",
     "search/pbft-twins" => "search/pbft-twins.ron",
     "search/lease-election" => "search/lease-election.ron",
+    "search/multipaxos" => "search/multipaxos.ron",
     "search/paxos-exhaustive" => "search/paxos-exhaustive.ron",
     "search/raft-exhaustive" => "search/raft-exhaustive.ron",
     "search/ring-exhaustive" => "search/ring-exhaustive.ron",
+    "search/multipaxos-exhaustive" => "search/multipaxos-exhaustive.ron",
     "register/stateright-paxos" => "models/register/stateright-paxos.ron",
 };
 

@@ -87,7 +87,10 @@ pub trait Actor: Clone + Debug + Hash + Send + Sync + 'static {
     /// of one search (`self == other` for an actor that is `PartialEq`). A breadth-first search that meets one node state on many paths keeps a
     /// single copy of it when this says so (`kernel::ActorCache`); a stable hash alone cannot
     /// say it, since a hash may leave out what does not change a state's future (Raft's RPC
-    /// numbers) while a copy must keep it. `false` by default: every copy is kept.
+    /// numbers) while a copy must keep it. The copy kept may stand in for another node's
+    /// actor, so fields left out of `==` because they are the same in every state (a shared
+    /// setup with the node's own id and peers) must still tell two nodes apart here. `false`
+    /// by default: every copy is kept.
     fn same_state(&self, other: &Self) -> bool {
         let _ = other;
         false

@@ -1,6 +1,7 @@
 //! What a Multi-Paxos scenario can expect of a finished run, and how each is checked.
 //!
 //! In RON: `Log(["a", "b", "c"])` (every replica applied exactly these, in order),
+//! `LogHolds(["a", "b"])` (the same log everywhere, these values in any order),
 //! `Applied(node: "n3", log: ["a", "b"])`, `Leader("n1")` (leads at the end),
 //! `PhaseOneRuns(1)` (how many times phase 1 ran: once for a stable leader),
 //! `Recovered(slot: 2, value: "b")` (a new leader re-proposed an open slot's value),
@@ -21,6 +22,9 @@ use traces::Lang;
 pub enum MultiPaxosExpect {
     /// Every replica ends having applied exactly these values, in slot order.
     Log(Vec<String>),
+    /// Every replica ends having applied the same log, which holds exactly these values in
+    /// some order (for runs where who leads first, and so the order, depends on the seed).
+    LogHolds(Vec<String>),
     /// Replica `node` ends having applied exactly `log`.
     Applied {
         /// The replica.
@@ -103,6 +107,53 @@ pub fn check_in(
             Ok(say(
                 format!("every replica applied {}", show(want)),
                 format!("todas las réplicas aplicaron {}", show(want)),
+            ))
+        }
+        MultiPaxosExpect::LogHolds(want) => {
+            let mut sorted = want.clone();
+            sorted.sort();
+            let mut first: Option<(&str, Vec<String>)> = None;
+            for node in nodes {
+                let got = applied(node)?;
+                let mut values = got.clone();
+                values.sort();
+                if values != sorted {
+                    return Err(say(
+                        format!(
+                            "expected every replica to apply {} in some order, but {node} applied {}",
+                            show(want),
+                            show(&got)
+                        ),
+                        format!(
+                            "se esperaba que todas las réplicas aplicaran {} en algún orden, pero {node} aplicó {}",
+                            show(want),
+                            show(&got)
+                        ),
+                    ));
+                }
+                match &first {
+                    Some((other, log)) if *log != got => {
+                        return Err(say(
+                            format!(
+                                "{other} applied {} but {node} applied {}",
+                                show(log),
+                                show(&got)
+                            ),
+                            format!(
+                                "{other} aplicó {} pero {node} aplicó {}",
+                                show(log),
+                                show(&got)
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => first = Some((node, got)),
+                }
+            }
+            let log = first.map(|(_, log)| log).unwrap_or_default();
+            Ok(say(
+                format!("every replica applied {}", show(&log)),
+                format!("todas las réplicas aplicaron {}", show(&log)),
             ))
         }
         MultiPaxosExpect::Applied { node, log } => {

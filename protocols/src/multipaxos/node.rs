@@ -486,8 +486,10 @@ impl Actor for MultiPaxosNode {
         }
     }
 
+    /// Equal state of the same node: the setup (its id, its peers) is left out of `==` and
+    /// of the hash, and two replicas in equal states are still two different nodes.
     fn same_state(&self, other: &Self) -> bool {
-        self == other
+        self.setup.me == other.setup.me && self == other
     }
 
     fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
