@@ -7,12 +7,14 @@
 //! client's requests, single-decree Paxos with one proposer, whose phase 2 is what a stable
 //! Multi-Paxos leader pays per decision (phase 1 is paid once per leader), and Raft log
 //! replication with one client's writes, heartbeats far apart so that none falls between them
-//! (heartbeats are what an idle leader pays, per period, not per entry). The sends of each
+//! (heartbeats are what an idle leader pays, per period, not per entry), and Multi-Paxos with a
+//! distinguished leader and a batch of entries (phase 1 once, then phase 2 per entry). The sends of each
 //! message kind are counted from the run's records; a run that does not decide everything it
 //! was given is an error, not a row.
 
 use crate::load::load;
 use crate::run::build;
+use protocols::multipaxos::MultiPaxos;
 use protocols::paxos::{Paxos, PaxosNote};
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
@@ -51,6 +53,10 @@ pub const PBFT_OTHER: &[&str] = &["Request", "Reply", "Checkpoint"];
 pub const PAXOS_PHASE_2: &[&str] = &["Accept", "Accepted"];
 /// Paxos's phase 1: paid once per leader.
 pub const PAXOS_PHASE_1: &[&str] = &["Prepare", "Promise"];
+/// Multi-Paxos's phase 2: what each entry costs a stable leader.
+pub const MULTIPAXOS_PHASE_2: &[&str] = &["Accept", "Accepted"];
+/// Multi-Paxos's phase 1: paid once per leader, for every slot at once.
+pub const MULTIPAXOS_PHASE_1: &[&str] = &["Prepare", "Promise"];
 /// Raft's replication: AppendEntries carrying entries and the replies to them (counted apart
 /// from heartbeats, which carry none).
 pub const RAFT_REPLICATION: &[&str] = &["AppendEntries with entries", "their replies"];
@@ -172,6 +178,48 @@ pub fn paxos(n: usize) -> Result<Cost, String> {
     })
 }
 
+/// Multi-Paxos with `n` replicas (f = (n - 1) / 2), n1 the distinguished leader, and
+/// `entries` values given to the leader at once: phase 1 runs once, then each entry is one
+/// phase 2.
+pub fn multipaxos(n: usize, entries: u64) -> Result<Cost, String> {
+    if !(1..=MAX_N).contains(&n) {
+        return Err(format!("Multi-Paxos needs 1 to {MAX_N} replicas, not {n}"));
+    }
+    if !(1..=MAX_REQUESTS).contains(&entries) {
+        return Err(format!("1 to {MAX_REQUESTS} entries, not {entries}"));
+    }
+    let steps: String = (0..entries)
+        .map(|i| format!("At(10, Command(\"n1\", Submit(\"v{i}\"))), "))
+        .collect();
+    let source = format!(
+        "Scenario(description: \"cost: Multi-Paxos N={n}\", protocol: \"multipaxos\", \
+         config: (nodes: [{}], election: Fixed(\"n1\"), round_multiplier: 100), \
+         network: (latency: Fixed(1)), timeline: [{steps}], stop: (max_time_ms: 200))",
+        quoted((1..=n).map(|i| format!("n{i}")))
+    );
+    let name = format!("multipaxos N={n}");
+    let (sim, _, sent) = count_sends::<MultiPaxos>(&name, &source)?;
+    let behind: Vec<String> = sim
+        .node_ids()
+        .filter_map(|id| {
+            let applied = sim.actor(id).learner.applied;
+            (applied != entries).then(|| format!("{} applied {applied}", sim.name(id)))
+        })
+        .collect();
+    if !behind.is_empty() {
+        return Err(format!(
+            "{name}: not every entry applied everywhere ({})",
+            behind.join(", ")
+        ));
+    }
+    Ok(Cost {
+        n,
+        f: (n - 1) / 2,
+        decisions: entries,
+        sent,
+    })
+}
+
 /// Raft log replication with `n` servers (f = (n - 1) / 2) and one client writing `writes`
 /// times in a row through the leader.
 pub fn raft(n: usize, writes: u64) -> Result<Cost, String> {
@@ -242,6 +290,19 @@ mod tests {
                 "N={n}"
             );
         }
+        // Multi-Paxos: the leader votes itself and asks the N - 1 others, once for phase 1
+        // and once per entry for phase 2: 2(N - 1) each, Raft's count.
+        for n in [3, 5, 7] {
+            let multi = multipaxos(n, 4).unwrap();
+            let expected = 2.0 * (n - 1) as f64;
+            assert_eq!(multi.per_decision(MULTIPAXOS_PHASE_2), expected, "N={n}");
+            assert_eq!(
+                multi.sent["Prepare"] + multi.sent["Promise"],
+                2 * (n as u64 - 1),
+                "N={n}"
+            );
+        }
+        assert!(multipaxos(0, 1).is_err());
         assert!(raft(0, 1).is_err());
         assert!(pbft(3, 1).is_err());
         assert!(pbft(4, 0).is_err());

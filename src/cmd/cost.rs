@@ -1,4 +1,4 @@
-//! `dsim cost`: messages per decision for PBFT, Paxos and Raft at several cluster sizes, counted from
+//! `dsim cost`: messages per decision for PBFT, Paxos, Multi-Paxos and Raft at several cluster sizes, counted from
 //! runs (the course's comparison table, measured). The runs and counts live in
 //! `scenarios::cost`; this prints them as a table, JSON or an SVG plot.
 
@@ -7,7 +7,8 @@ use crate::exit::{CliError, OK};
 use crate::flags::parse_lang;
 use crate::output::out;
 use scenarios::cost::{
-    self, Cost, PAXOS_PHASE_1, PAXOS_PHASE_2, PBFT_AGREEMENT, PBFT_OTHER, RAFT_REPLICATION,
+    self, Cost, MULTIPAXOS_PHASE_1, MULTIPAXOS_PHASE_2, PAXOS_PHASE_1, PAXOS_PHASE_2,
+    PBFT_AGREEMENT, PBFT_OTHER, RAFT_REPLICATION,
 };
 use std::path::PathBuf;
 use traces::Lang;
@@ -25,6 +26,12 @@ leader pays; phase 1 is paid once per leader and not in the table. Raft's Append
 carry the entry and their replies are 2(N-1) an entry: O(N) (heartbeats, paid per period by an
 idle leader, are left out).
 
+A second table compares the crash-fault protocols at N = 3, 5, 7 (--crash-sizes): single-decree
+Paxos pays both phases for its one decision (4N, the proposer apart from the N acceptors);
+Multi-Paxos with a stable leader runs phase 1 once for every slot (2(N-1) messages, prepare and
+promise, the leader voting for itself) and then only phase 2 per entry, 2(N-1): the lesson's
+'O(N): solo fase 2 con líder estable', the same count as Raft's AppendEntries.
+
 Examples:
   dsim cost
   dsim cost --sizes 4,7,10,13,16,31 --plot cost.svg
@@ -33,8 +40,12 @@ pub struct CostArgs {
     /// Cluster sizes N (PBFT replicas and Paxos acceptors), comma-separated, each 4 to 63.
     #[arg(long, value_delimiter = ',', default_value = "4,7,10,13,16")]
     pub sizes: Vec<usize>,
-    /// Requests the PBFT client sends (checkpoints, every 4, are spread over them), and the
-    /// writes of the Raft client.
+    /// Cluster sizes N of the crash-fault table (single-decree Paxos, Multi-Paxos, Raft),
+    /// comma-separated, each 1 to 63.
+    #[arg(long, value_delimiter = ',', default_value = "3,5,7")]
+    pub crash_sizes: Vec<usize>,
+    /// Requests the PBFT client sends (checkpoints, every 4, are spread over them), the
+    /// writes of the Raft client and the entries of the Multi-Paxos leader.
     #[arg(long, default_value_t = 8)]
     pub requests: u64,
     /// Language of the table: `en` (default) or `es`.
@@ -62,6 +73,26 @@ struct Row {
     raft_replication_per_entry: f64,
 }
 
+/// One size of the crash-fault table: a decision of single-decree Paxos against an entry of
+/// Multi-Paxos and of Raft.
+#[derive(serde::Serialize)]
+struct CrashRow {
+    n: usize,
+    f: usize,
+    paxos_per_decision: f64,
+    multipaxos_phase_2_per_entry: f64,
+    multipaxos_phase_1_once: f64,
+    raft_per_entry: f64,
+    multipaxos: Cost,
+}
+
+/// Everything `dsim cost --json` prints.
+#[derive(serde::Serialize)]
+struct Tables {
+    rows: Vec<Row>,
+    crash_fault: Vec<CrashRow>,
+}
+
 /// The most sizes one table may ask for.
 const MAX_SIZES: usize = 32;
 
@@ -70,6 +101,11 @@ pub fn run(args: CostArgs) -> Result<u8, CliError> {
     if args.sizes.is_empty() || args.sizes.len() > MAX_SIZES {
         return Err(CliError::bad_input(format!(
             "--sizes: give 1 to {MAX_SIZES} sizes, e.g. 4,7,10"
+        )));
+    }
+    if args.crash_sizes.is_empty() || args.crash_sizes.len() > MAX_SIZES {
+        return Err(CliError::bad_input(format!(
+            "--crash-sizes: give 1 to {MAX_SIZES} sizes, e.g. 3,5,7"
         )));
     }
     let mut rows = Vec::new();
@@ -89,16 +125,37 @@ pub fn run(args: CostArgs) -> Result<u8, CliError> {
             paxos,
         });
     }
+    let mut crash_fault = Vec::new();
+    for &n in &args.crash_sizes {
+        let paxos = cost::paxos(n).map_err(CliError::bad_input)?;
+        let multipaxos = cost::multipaxos(n, args.requests).map_err(CliError::bad_input)?;
+        let raft = cost::raft(n, args.requests).map_err(CliError::bad_input)?;
+        crash_fault.push(CrashRow {
+            n,
+            f: multipaxos.f,
+            paxos_per_decision: paxos.per_decision(PAXOS_PHASE_1)
+                + paxos.per_decision(PAXOS_PHASE_2),
+            multipaxos_phase_2_per_entry: multipaxos.per_decision(MULTIPAXOS_PHASE_2),
+            multipaxos_phase_1_once: MULTIPAXOS_PHASE_1
+                .iter()
+                .map(|k| multipaxos.sent[k] as f64)
+                .sum(),
+            raft_per_entry: raft.per_decision(RAFT_REPLICATION),
+            multipaxos,
+        });
+    }
     if let Some(path) = &args.plot {
         crate::chart::write_plot(Some(path), &chart(&rows, args.lang))?;
     }
     if args.json {
+        let tables = Tables { rows, crash_fault };
         out!(
             "{}",
-            serde_json::to_string_pretty(&rows).expect("serializes")
+            serde_json::to_string_pretty(&tables).expect("serializes")
         );
     } else {
         print_table(&rows, args.lang)?;
+        print_crash_table(&crash_fault, args.lang)?;
     }
     Ok(OK)
 }
@@ -202,6 +259,65 @@ fn print_table(rows: &[Row], lang: Lang) -> Result<(), CliError> {
         out!(
             "O(N); heartbeats, which an idle leader pays per period and not per entry, are left out."
         );
+    }
+    Ok(())
+}
+
+/// The crash-fault table: what one decision costs single-decree Paxos, and one entry
+/// Multi-Paxos with a stable leader and Raft.
+fn print_crash_table(rows: &[CrashRow], lang: Lang) -> Result<(), CliError> {
+    let es = lang == Lang::Es;
+    out!();
+    if es {
+        out!("Consenso con fallos de parada, mensajes por decisión (por entrada del log):");
+        out!();
+        out!(
+            "{:>4} {:>2}   {:>22}   {:>30}   {:>10}",
+            "N",
+            "f",
+            "Paxos de un valor",
+            "Multi-Paxos: fase 2 (fase 1)",
+            "Raft"
+        );
+    } else {
+        out!("Crash-fault consensus, messages per decision (per log entry):");
+        out!();
+        out!(
+            "{:>4} {:>2}   {:>22}   {:>30}   {:>10}",
+            "N",
+            "f",
+            "single-decree Paxos",
+            "Multi-Paxos: phase 2 (phase 1)",
+            "Raft"
+        );
+    }
+    for r in rows {
+        out!(
+            "{:>4} {:>2}   {:>22}   {:>30}   {:>10}",
+            r.n,
+            r.f,
+            fmt(r.paxos_per_decision),
+            format!(
+                "{} ({})",
+                fmt(r.multipaxos_phase_2_per_entry),
+                fmt(r.multipaxos_phase_1_once)
+            ),
+            fmt(r.raft_per_entry)
+        );
+    }
+    out!();
+    if es {
+        out!("Paxos de un valor paga las dos fases en cada decisión (4N: el proposer aparte de");
+        out!("los N acceptors). Multi-Paxos con líder estable hace la fase 1 una sola vez para");
+        out!("todas las entradas (entre paréntesis, una vez por líder) y luego solo la fase 2:");
+        out!("2(N-1) mensajes por entrada, los mismos que Raft.");
+    } else {
+        out!("Single-decree Paxos pays both phases for each decision (4N: the proposer apart from");
+        out!(
+            "the N acceptors). Multi-Paxos with a stable leader runs phase 1 once for every entry"
+        );
+        out!("(in parentheses, once per leader), then only phase 2: 2(N-1) messages an entry,");
+        out!("Raft's count.");
     }
     Ok(())
 }

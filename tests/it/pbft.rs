@@ -179,9 +179,9 @@ fn pbft_is_safe_under_every_twins_partition_schedule() {
 fn dsim_cost_counts_quadratic_pbft_against_linear_paxos() {
     let o = dsim(&["cost", "--sizes", "4,7,10", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let tables: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let mut ratios = Vec::new();
-    for row in rows.as_array().unwrap() {
+    for row in tables["rows"].as_array().unwrap() {
         let n = row["n"].as_f64().unwrap();
         let pbft = row["pbft_agreement_per_request"].as_f64().unwrap();
         let paxos = row["paxos_phase_2_per_decision"].as_f64().unwrap();
