@@ -406,7 +406,7 @@ fn a_split_vote_is_called_votos_divididos() {
 #[test]
 fn every_course_scenario_has_a_spanish_description() {
     for b in scenarios::bundled::BUNDLED {
-        let is_course = ["paxos/", "raft/", "ring/", "pbft/", "lease/"]
+        let is_course = ["paxos/", "multipaxos/", "raft/", "ring/", "pbft/", "lease/"]
             .iter()
             .any(|p| b.name.starts_with(p));
         if !is_course {

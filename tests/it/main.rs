@@ -20,6 +20,8 @@
 //! - `properties`: safety under generated schedules; a buggy protocol caught and shrunk.
 //! - `seeds`: every bundled scenario over seeds 0..8 breaks no invariant it does not expect.
 //! - `lease`: each lease bug knob caught with its control; every lease scenario over 100 seeds.
+//! - `multipaxos`: the course scenarios in both languages, each knob found by random and
+//!   exhaustive search, the pinned count, the cost table's counts.
 //! - `pbft`: each PBFT bug knob found by `dsim explore`; safety under random Byzantine replicas.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
 //! - `fuzz`: mutated scenarios and traces never panic and are refused with a position.
@@ -42,6 +44,7 @@ mod fuzz;
 mod golden;
 mod kinds;
 mod lease;
+mod multipaxos;
 mod pbft;
 mod properties;
 mod raft_log;
