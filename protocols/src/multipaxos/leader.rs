@@ -329,11 +329,9 @@ impl MultiPaxosNode {
             self.pending.push(value.clone());
         }
         match &self.role {
-            Role::Leading { .. } => {
-                if !self.in_log(&value) {
-                    let slot = self.take_slot();
-                    self.propose(ctx, slot, value);
-                }
+            Role::Leading { .. } if !self.in_log(&value) => {
+                let slot = self.take_slot();
+                self.propose(ctx, slot, value);
             }
             Role::Follower {
                 leader: Some((leader, _)),
