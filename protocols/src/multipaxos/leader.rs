@@ -4,7 +4,7 @@
 //!
 //! The rule that makes Multi-Paxos safe is single-decree Paxos's, applied per slot: a new
 //! leader proposes, in every slot that a promise reported accepted, the value accepted at the
-//! highest ballot there ([`MultiPaxosNode::become_leader`]); a slot between reported ones that
+//! highest ballot there (`become_leader`); a slot between reported ones that
 //! nobody reported is a gap, filled with a no-op so that the log has no hole.
 
 use crate::common::NodeSet;
