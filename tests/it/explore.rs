@@ -5,6 +5,7 @@
 
 use crate::support::{dsim, ron_files, root, scratch, stderr, stdout};
 use protocols::lease::Lease;
+use protocols::multipaxos::MultiPaxos;
 use protocols::paxos::Paxos;
 use protocols::pbft::Pbft;
 use protocols::raft::Raft;
@@ -139,6 +140,7 @@ fn invariants_read_every_kind_they_use() {
     for (name, text) in variants() {
         ignored += match scenarios::load::protocol_of(&name, &text).unwrap().as_str() {
             "paxos" => audit_reads::<Paxos>(&name, &text),
+            "multipaxos" => audit_reads::<MultiPaxos>(&name, &text),
             "raft" => audit_reads::<Raft>(&name, &text),
             "ring" => audit_reads::<LiveRing>(&name, &text),
             "pbft" => audit_reads::<Pbft>(&name, &text),
