@@ -13,12 +13,22 @@
 //! whatever its return would be) or not at all.
 //!
 //! Any object with a sequential specification ([`Spec`]) can be checked: [`Register`] is the
-//! one the register model and the ring store's reads and writes need. The history is `Hash`,
+//! one the register model and the ring store's reads and writes need, [`KvMap`] a key-value
+//! store's. A history observed with times (a trace's calls and returns) is checked by
+//! [`check`] and, split by key, by [`check_by_part`], with a bound on the work (module `timed`). The history is `Hash`,
 //! so a model checker can keep it as ghost state (two states with different histories are
 //! different states). A search keeps millions of such histories, most of them a copy of
 //! another with one operation more: so clients are a sorted list (not a map), each client's
 //! record is shared between copies until it changes, and real-time facts are small sorted
 //! slices; a copy allocates one short list, and a change copies one client's record.
+
+mod kv;
+mod timed;
+#[cfg(test)]
+mod timed_tests;
+
+pub use kv::{KvMap, KvOp, KvRet};
+pub use timed::{Budget, Operation, Partitioned, Verdict, Window, check, check_by_part};
 
 use std::collections::BTreeSet;
 use std::fmt::Debug;
@@ -33,6 +43,16 @@ pub trait Spec: Clone + Debug + Hash + Ord {
     type Ret: Clone + Debug + Hash + Eq;
     /// Applies `op` to the object; what it returns.
     fn invoke(&mut self, op: &Self::Op) -> Self::Ret;
+
+    /// An operation in words, for a failure's message: "get(x)".
+    fn describe(op: &Self::Op) -> String {
+        format!("{op:?}")
+    }
+
+    /// What an operation returned, in words that follow "had" as well as a name: "returned 1".
+    fn outcome(ret: &Self::Ret) -> String {
+        format!("returned {ret:?}")
+    }
 }
 
 /// A read/write register holding a `V`, starting at its initial value.
