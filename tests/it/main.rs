@@ -22,6 +22,7 @@
 //! - `lease`: each lease bug knob caught with its control; every lease scenario over 100 seeds.
 //! - `multipaxos`: the course scenarios in both languages, each knob found by random and
 //!   exhaustive search, the pinned count, the cost table's counts.
+//! - `raft_kv`: the key-value store on Raft: the stale read caught, each knob found.
 //! - `pbft`: each PBFT bug knob found by `dsim explore`; safety under random Byzantine replicas.
 //! - `kinds`: message kinds are the variants' names, for every protocol.
 //! - `fuzz`: mutated scenarios and traces never panic and are refused with a position.
@@ -47,6 +48,7 @@ mod lease;
 mod multipaxos;
 mod pbft;
 mod properties;
+mod raft_kv;
 mod raft_log;
 mod ring;
 mod seeds;

@@ -82,13 +82,18 @@ impl Spec for KvMap {
         }
     }
 
-    fn outcome(ret: &KvRet) -> String {
-        match ret {
-            KvRet::Done => "returned".to_owned(),
-            KvRet::Value(Some(value)) => format!("returned {value}"),
-            KvRet::Value(None) => "returned nothing".to_owned(),
-            KvRet::Swapped(true) => "swapped".to_owned(),
-            KvRet::Swapped(false) => "failed to swap".to_owned(),
+    fn outcome(ret: &KvRet, es: bool) -> String {
+        match (ret, es) {
+            (KvRet::Done, false) => "returned".to_owned(),
+            (KvRet::Done, true) => "terminó".to_owned(),
+            (KvRet::Value(Some(value)), false) => format!("returned {value}"),
+            (KvRet::Value(Some(value)), true) => format!("devolvió {value}"),
+            (KvRet::Value(None), false) => "returned nothing".to_owned(),
+            (KvRet::Value(None), true) => "no devolvió nada".to_owned(),
+            (KvRet::Swapped(true), false) => "swapped".to_owned(),
+            (KvRet::Swapped(true), true) => "hizo el cambio".to_owned(),
+            (KvRet::Swapped(false), false) => "failed to swap".to_owned(),
+            (KvRet::Swapped(false), true) => "no hizo el cambio".to_owned(),
         }
     }
 }

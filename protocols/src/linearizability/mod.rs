@@ -49,9 +49,14 @@ pub trait Spec: Clone + Debug + Hash + Ord {
         format!("{op:?}")
     }
 
-    /// What an operation returned, in words that follow "had" as well as a name: "returned 1".
-    fn outcome(ret: &Self::Ret) -> String {
-        format!("returned {ret:?}")
+    /// What an operation returned, in words that follow "had" as well as a name: "returned 1"
+    /// (in Spanish, `es`, a past tense: "devolvió 1").
+    fn outcome(ret: &Self::Ret, es: bool) -> String {
+        if es {
+            format!("devolvió {ret:?}")
+        } else {
+            format!("returned {ret:?}")
+        }
     }
 }
 

@@ -143,23 +143,33 @@ impl<P> Window<P> {
     }
 
     /// The window in words: "get(x) by c2 returned 1 after put(x, 2) by c1 had returned, while
-    /// put(x, 3) by c3 was in flight".
-    pub fn describe<C: Display, S: Spec>(&self, history: &[Operation<C, S>]) -> String {
-        let by = |i: usize| format!("{} by {}", S::describe(&history[i].op), history[i].client);
-        let outcome = |i: usize| {
-            history[i]
-                .ret
-                .as_ref()
-                .map_or_else(|| "never returned".to_owned(), |(_, r)| S::outcome(r))
+    /// put(x, 3) by c3 was in flight" (in Spanish with `es`: "get(x) de c2 devolvió 1 después de
+    /// que put(x, 2) de c1 terminó, mientras put(x, 3) de c3 seguía en curso").
+    pub fn describe<C: Display, S: Spec>(&self, history: &[Operation<C, S>], es: bool) -> String {
+        let by = if es { "de" } else { "by" };
+        let call = |i: usize| format!("{} {by} {}", S::describe(&history[i].op), history[i].client);
+        let outcome = |i: usize| match &history[i].ret {
+            Some((_, ret)) => S::outcome(ret, es),
+            None if es => "no terminó".to_owned(),
+            None => "never returned".to_owned(),
         };
-        let mut text = format!("{} {}", by(self.culprit), outcome(self.culprit));
+        let mut text = format!("{} {}", call(self.culprit), outcome(self.culprit));
         if let Some(after) = self.after {
-            text += &format!(" after {} had {}", by(after), outcome(after));
+            text += &if es {
+                format!(" después de que {} {}", call(after), outcome(after))
+            } else {
+                format!(" after {} had {}", call(after), outcome(after))
+            };
         }
         if !self.overlapping.is_empty() {
-            let names: Vec<String> = self.overlapping.iter().map(|&i| by(i)).collect();
-            let verb = if names.len() == 1 { "was" } else { "were" };
-            text += &format!(", while {} {verb} in flight", names.join(" and "));
+            let names: Vec<String> = self.overlapping.iter().map(|&i| call(i)).collect();
+            let several = names.len() > 1;
+            text += &match (es, several) {
+                (false, false) => format!(", while {} was in flight", names[0]),
+                (false, true) => format!(", while {} were in flight", names.join(" and ")),
+                (true, false) => format!(", mientras {} seguía en curso", names[0]),
+                (true, true) => format!(", mientras {} seguían en curso", names.join(" y ")),
+            };
         }
         text
     }

@@ -47,8 +47,12 @@ fn a_stale_read_is_named_with_the_write_it_missed() {
     };
     assert_eq!(window.part.as_deref(), Some("x"));
     assert_eq!(
-        window.describe(&history),
+        window.describe(&history, false),
         "get(x) by c2 returned 1 after put(x, 2) by c1 had returned"
+    );
+    assert_eq!(
+        window.describe(&history, true),
+        "get(x) de c2 devolvió 1 después de que put(x, 2) de c1 terminó"
     );
     assert!(matches!(
         check(&KvMap::default(), &history, Budget::default()),
@@ -76,7 +80,7 @@ fn a_read_overlapping_a_write_may_see_either_value_and_the_window_says_so() {
         panic!("a value nobody wrote was read");
     };
     assert_eq!(
-        window.describe(&history),
+        window.describe(&history, false),
         "get(x) by c2 returned 3, while put(x, 2) by c1 was in flight"
     );
 }

@@ -8,6 +8,7 @@
 
 use crate::raft::config::RaftConfig;
 use crate::raft::handler::{Handler, RaftCommand, RaftTimer};
+use crate::raft::log::Request;
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::RaftNote;
 use sim_core::{Context, Duration, Name, NodeId};
@@ -20,6 +21,7 @@ struct Pending {
     seq: u64,
     key: Name,
     value: Name,
+    request: Request,
 }
 
 /// A client node.
@@ -30,8 +32,8 @@ pub struct Client {
     /// How many of them are servers (ids `0..servers`).
     servers: usize,
     retry: Duration,
-    /// Writes the scenario asked for and not yet sent: (first server, key, value).
-    queue: VecDeque<(Option<NodeId>, Name, Name)>,
+    /// Requests the scenario asked for and not yet sent: (first server, key, value, request).
+    queue: VecDeque<(Option<NodeId>, Name, Name, Request)>,
     current: Option<Pending>,
     next_seq: u64,
     /// The server it sends to: the first, until a reply names the leader.
@@ -86,15 +88,28 @@ impl Client {
         ctx: &mut Context<'_, A>,
         command: RaftCommand,
     ) {
+        let via = |server: &str| {
+            self.names[..self.servers]
+                .iter()
+                .position(|n| **n == *server)
+                .map(|i| NodeId(i as u32))
+        };
         let write = match command {
-            RaftCommand::Put(key, value) => (None, key.into(), value.into()),
+            RaftCommand::Put(key, value) => (None, key.into(), value.into(), Request::Put),
             RaftCommand::PutVia(server, key, value) => {
-                let id = self.names[..self.servers]
-                    .iter()
-                    .position(|n| *n == *server)
-                    .map(|i| NodeId(i as u32));
-                (id, key.into(), value.into())
+                (via(&server), key.into(), value.into(), Request::Put)
             }
+            RaftCommand::Get(key) => (None, key.into(), Name::from(""), Request::Get),
+            RaftCommand::GetVia(server, key) => {
+                (via(&server), key.into(), Name::from(""), Request::Get)
+            }
+            RaftCommand::Append(key, value) => (None, key.into(), value.into(), Request::Append),
+            RaftCommand::Cas(key, expected, value) => (
+                None,
+                key.into(),
+                value.into(),
+                Request::Cas(expected.map(Name::from)),
+            ),
         };
         self.queue.push_back(write);
         if self.current.is_none() {
@@ -104,7 +119,7 @@ impl Client {
 
     /// Starts the next queued write, if any.
     fn next<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
-        let Some((via, key, value)) = self.queue.pop_front() else {
+        let Some((via, key, value, request)) = self.queue.pop_front() else {
             return;
         };
         if let Some(server) = via {
@@ -117,8 +132,14 @@ impl Client {
             server: self.name(self.target),
             key: key.clone(),
             value: value.clone(),
+            request: request.clone(),
         });
-        self.current = Some(Pending { seq, key, value });
+        self.current = Some(Pending {
+            seq,
+            key,
+            value,
+            request,
+        });
         self.send(ctx);
     }
 
@@ -131,6 +152,7 @@ impl Client {
                 seq,
                 key: p.key.clone(),
                 value: p.value.clone(),
+                request: p.request.clone(),
             },
         );
         ctx.set_timer(RaftTimer::ClientRetry { seq }, self.retry);
@@ -142,7 +164,13 @@ impl Client {
         from: NodeId,
         msg: RaftMsg,
     ) {
-        let RaftMsg::ClientReply { seq, index, leader } = msg else {
+        let RaftMsg::ClientReply {
+            seq,
+            index,
+            leader,
+            answer,
+        } = msg
+        else {
             return;
         };
         if self.current.as_ref().map(|p| p.seq) != Some(seq) {
@@ -157,6 +185,7 @@ impl Client {
                     seq,
                     index,
                     server: self.name(from),
+                    answer,
                 });
                 self.current = None;
                 self.next(ctx);

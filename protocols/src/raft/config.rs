@@ -75,6 +75,29 @@ pub struct RaftConfig {
     /// answered or to time out, then counts, so it takes office later and with every vote).
     #[serde(default, skip_serializing_if = "CountVotes::is_at_majority")]
     pub count_votes: CountVotes,
+    /// How a leader answers a client's `Get`: `ThroughLog` (the default: the read is an entry
+    /// like a write, answered once committed and applied, so it sees every write acknowledged
+    /// before it) or `LeaderLocal` (answered at once from the leader's own state machine: one
+    /// round trip less, and stale when a deposed leader, cut off from the others, does not
+    /// know it is deposed; the linearizability check catches it).
+    #[serde(default, skip_serializing_if = "Reads::is_through_log")]
+    pub reads: Reads,
+}
+
+/// How a leader answers a read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Reads {
+    /// Appended, committed and applied like a write (linearizable).
+    #[default]
+    ThroughLog,
+    /// From the leader's own state machine at once (stale behind a partition).
+    LeaderLocal,
+}
+
+impl Reads {
+    fn is_through_log(&self) -> bool {
+        *self == Reads::ThroughLog
+    }
 }
 
 /// When a candidate counts its votes.
@@ -195,6 +218,9 @@ pub struct Bugs {
     pub truncate_on_every_append: bool,
     /// A new leader discards the uncommitted tail of its own log.
     pub leader_drops_uncommitted: bool,
+    /// The state machine keeps no table of each client's last request: a retried request
+    /// whose first copy was applied (its answer lost) is applied again (an append twice).
+    pub forget_requests: bool,
 }
 
 fn default_election_timeout() -> (u64, u64) {
@@ -228,6 +254,7 @@ impl RaftConfig {
             clients: Vec::new(),
             client_retry_ms: default_client_retry(),
             count_votes: CountVotes::AtMajority,
+            reads: Reads::ThroughLog,
         }
     }
 

@@ -52,6 +52,15 @@ pub enum RaftCommand {
     /// The same, sent first to the named server: `Command("c2", PutVia("S5", "x", "2"))`, so
     /// that a scenario can say which server a client reaches (behind a partition, say).
     PutVia(String, String, String),
+    /// Read `key` through the leader: `Command("c1", Get("x"))`; the answer is in the story.
+    Get(String),
+    /// The same, sent first to the named server: `Command("c3", GetVia("S1", "x"))`.
+    GetVia(String, String),
+    /// Add `value` at the end of `key`'s value: `Command("c1", Append("x", "a"))`.
+    Append(String, String),
+    /// Set `key` to the third value if it holds the second (`None`: if absent):
+    /// `Command("c1", Cas("x", Some("1"), "2"))`.
+    Cas(String, Option<String>, String),
 }
 
 /// An actor that speaks Raft: the handlers of servers and clients run in its context.

@@ -51,18 +51,70 @@ pub struct Write {
     pub seq: u64,
     /// The key written.
     pub key: Name,
-    /// The value written.
+    /// The value written (empty for a read).
     pub value: Name,
+    /// What the request does: a put (the default, and the only request of the lessons), a
+    /// read, an append or a compare-and-set. Left out of the trace for a put.
+    #[serde(default, skip_serializing_if = "Request::is_put")]
+    pub request: Request,
+}
+
+/// What a client's request does to its key; every request goes through the log, reads too,
+/// so that each takes effect at one point of the log's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Request {
+    /// Set the key to the value.
+    #[default]
+    Put,
+    /// Read the key.
+    Get,
+    /// Add the value at the end of the key's.
+    Append,
+    /// Set the key to the value if it holds this one (`None`: if it is absent).
+    Cas(Option<Name>),
+}
+
+impl Request {
+    /// Whether this is a plain write (what a trace leaves out).
+    pub fn is_put(&self) -> bool {
+        *self == Request::Put
+    }
+}
+
+impl Write {
+    /// The request as an operation of the key-value map the linearizability check knows.
+    pub fn kv_op(&self) -> crate::linearizability::KvOp {
+        use crate::linearizability::KvOp;
+        let (key, value) = (self.key.to_string(), self.value.to_string());
+        match &self.request {
+            Request::Put => KvOp::Put(key, value),
+            Request::Get => KvOp::Get(key),
+            Request::Append => KvOp::Append(key, value),
+            Request::Cas(expected) => {
+                KvOp::Cas(key, expected.as_ref().map(|e| e.to_string()), value)
+            }
+        }
+    }
+}
+
+impl Write {
+    /// What the request does, short: `x=1`; `get x`, `x+=a`, `x=2 if 1` for the others.
+    pub fn effect(&self) -> String {
+        let (key, value) = (&self.key, &self.value);
+        match &self.request {
+            Request::Put => format!("{key}={value}"),
+            Request::Get => format!("get {key}"),
+            Request::Append => format!("{key}+={value}"),
+            Request::Cas(Some(expected)) => format!("{key}={value} if {expected}"),
+            Request::Cas(None) => format!("{key}={value} if absent"),
+        }
+    }
 }
 
 impl fmt::Display for Write {
-    /// `x=1 (c1#1)`.
+    /// `x=1 (c1#1)`: the [`Write::effect`], the client and its request number.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}={} ({}#{})",
-            self.key, self.value, self.client, self.seq
-        )
+        write!(f, "{} ({}#{})", self.effect(), self.client, self.seq)
     }
 }
 

@@ -58,6 +58,7 @@ pub mod client;
 pub mod config;
 pub mod expect;
 pub mod handler;
+pub mod history;
 pub mod invariants;
 pub mod kv;
 pub mod log;

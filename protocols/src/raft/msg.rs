@@ -6,7 +6,8 @@
 //! out of a trace, so the election-only model's heartbeats read `AppendEntries(term: 2)` as
 //! before replication existed.
 
-use crate::raft::log::Entry;
+use crate::raft::kv::Answer;
+use crate::raft::log::{Entry, Request};
 use serde::{Deserialize, Serialize};
 use sim_core::{Name, NodeId};
 
@@ -79,6 +80,9 @@ pub enum RaftMsg {
         key: Name,
         /// The value.
         value: Name,
+        /// What the request does (left out for a put).
+        #[serde(default, skip_serializing_if = "Request::is_put")]
+        request: Request,
     },
     /// A server answers a client.
     ClientReply {
@@ -88,6 +92,9 @@ pub enum RaftMsg {
         index: Option<u64>,
         /// When not the leader: the leader the server knows of, to redirect the client.
         leader: Option<NodeId>,
+        /// What the state machine answered (left out for a write).
+        #[serde(default, skip_serializing_if = "Answer::is_written")]
+        answer: Answer,
     },
 }
 

@@ -8,7 +8,8 @@
 //! deliveries, drops, other faults) and bookkeeping notes (Log, Started, TermChanged, Entries)
 //! get `None`.
 
-use crate::raft::log::Entry;
+use crate::raft::kv::Answer;
+use crate::raft::log::{Entry, Request, Write};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use sim_core::{Event, Fault, Record};
@@ -197,13 +198,15 @@ fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
             server,
             key,
             value,
-        } if es => format!("{node}: pido a {server} escribir {key}={value} (petición {seq})"),
-        RaftNote::Requested {
-            seq,
-            server,
-            key,
-            value,
-        } => format!("{node} asks {server} to write {key}={value} (request {seq})"),
+            request,
+        } => {
+            let what = request_words(key, value, request, es);
+            if es {
+                format!("{node}: pido a {server} {what} (petición {seq})")
+            } else {
+                format!("{node} asks {server} to {what} (request {seq})")
+            }
+        }
         RaftNote::Redirected { from, to, .. } if es => {
             format!("{node}: {from} no es el líder y me remite a {to}")
         }
@@ -216,13 +219,55 @@ fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
         RaftNote::Retried { seq, server } => {
             format!("{node}: no answer to request {seq}, trying {server}")
         }
-        RaftNote::Acknowledged { seq, index, server } if es => {
-            format!("{node}: {server} confirma la petición {seq}, aplicada en la entrada {index}")
-        }
-        RaftNote::Acknowledged { seq, index, server } => {
-            format!("{node}: {server} acknowledges request {seq}, applied at entry {index}")
+        RaftNote::Acknowledged {
+            seq,
+            index,
+            server,
+            answer,
+        } => {
+            let with = answer_words(answer, es);
+            if es {
+                format!(
+                    "{node}: {server} confirma la petición {seq}{with}, aplicada en la entrada {index}"
+                )
+            } else {
+                format!(
+                    "{node}: {server} acknowledges request {seq}{with}, applied at entry {index}"
+                )
+            }
         }
         other => format!("{node}: {other:?}"),
+    }
+}
+
+/// What a request asks, after "asks S1 to" or "pido a S1".
+fn request_words(key: &str, value: &str, request: &Request, es: bool) -> String {
+    match (request, es) {
+        (Request::Put, false) => format!("write {key}={value}"),
+        (Request::Put, true) => format!("escribir {key}={value}"),
+        (Request::Get, false) => format!("read {key}"),
+        (Request::Get, true) => format!("leer {key}"),
+        (Request::Append, false) => format!("append {value} to {key}"),
+        (Request::Append, true) => format!("añadir {value} al final de {key}"),
+        (Request::Cas(Some(old)), false) => format!("set {key}={value} if it holds {old}"),
+        (Request::Cas(Some(old)), true) => format!("poner {key}={value} si vale {old}"),
+        (Request::Cas(None), false) => format!("set {key}={value} if it is absent"),
+        (Request::Cas(None), true) => format!("poner {key}={value} si no existe"),
+    }
+}
+
+/// What a read or a compare-and-set answered, after "request 3" (nothing for a write).
+fn answer_words(answer: &Answer, es: bool) -> String {
+    match (answer, es) {
+        (Answer::Written, _) => String::new(),
+        (Answer::Value(Some(value)), false) => format!(" with {value}"),
+        (Answer::Value(Some(value)), true) => format!(" con {value}"),
+        (Answer::Value(None), false) => " with nothing (never written)".to_owned(),
+        (Answer::Value(None), true) => " sin valor (nunca escrita)".to_owned(),
+        (Answer::Swapped(true), false) => " (swapped)".to_owned(),
+        (Answer::Swapped(true), true) => " (cambiada)".to_owned(),
+        (Answer::Swapped(false), false) => " (not swapped: another value)".to_owned(),
+        (Answer::Swapped(false), true) => " (sin cambio: otro valor)".to_owned(),
     }
 }
 
@@ -231,7 +276,7 @@ fn applied_line(node: &str, first: u64, entries: &[Entry], es: bool) -> String {
     let writes: Vec<String> = entries
         .iter()
         .filter_map(|e| e.write.as_ref())
-        .map(|w| format!("{}={}", w.key, w.value))
+        .map(Write::effect)
         .collect();
     let writes = match (writes.is_empty(), es) {
         (true, _) => String::new(),
@@ -249,10 +294,7 @@ fn applied_line(node: &str, first: u64, entries: &[Entry], es: bool) -> String {
 /// An entry in Spanish: `término 2, x=1 de c1`.
 fn entry_es(entry: &Entry) -> String {
     match &entry.write {
-        Some(w) => format!(
-            "término {}, {}={} de {}",
-            entry.term, w.key, w.value, w.client
-        ),
+        Some(w) => format!("término {}, {} de {}", entry.term, w.effect(), w.client),
         None => format!("término {}", entry.term),
     }
 }
@@ -371,17 +413,20 @@ fn step_down_line(node: &str, from: u64, to: u64, because: &StepDownCause, es: b
     }
 }
 
-/// The events RF-1 and RF-2 are about: a leader elected, a leader stepping down, a commit.
+/// The events RF-1 and RF-2 are about: a leader elected, a leader stepping down, a commit;
+/// and what a key-value story is about: a read or a compare-and-set asked and answered.
 pub fn is_key(record: &Record<RaftNode>) -> bool {
-    matches!(
-        &record.event,
-        Event::Note {
-            note: RaftNote::BecameLeader { .. }
-                | RaftNote::SteppedDown { .. }
-                | RaftNote::Committed { .. },
-            ..
-        }
-    )
+    let Event::Note { note, .. } = &record.event else {
+        return false;
+    };
+    match note {
+        RaftNote::BecameLeader { .. }
+        | RaftNote::SteppedDown { .. }
+        | RaftNote::Committed { .. } => true,
+        RaftNote::Requested { request, .. } => !request.is_put(),
+        RaftNote::Acknowledged { answer, .. } => !answer.is_written(),
+        _ => false,
+    }
 }
 
 /// The first candidacy of a term that follows a split vote, told with it: "votos divididos en

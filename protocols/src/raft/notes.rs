@@ -5,7 +5,8 @@
 //! its reason, every leader and how it took office, every commit and application, and what
 //! each client asked and was told. Nodes are named, so a trace reads without a table of ids.
 
-use crate::raft::log::{Entry, LastEntry};
+use crate::raft::kv::Answer;
+use crate::raft::log::{Entry, LastEntry, Request};
 use serde::{Deserialize, Serialize};
 use sim_core::Name;
 
@@ -174,6 +175,9 @@ pub enum RaftNote {
         key: Name,
         /// The value.
         value: Name,
+        /// What the request does (left out for a put).
+        #[serde(default, skip_serializing_if = "Request::is_put")]
+        request: Request,
     },
     /// A follower named the leader; the client sends there.
     Redirected {
@@ -199,6 +203,9 @@ pub enum RaftNote {
         index: u64,
         /// The leader that answered.
         server: Name,
+        /// What the state machine answered (left out for a write).
+        #[serde(default, skip_serializing_if = "Answer::is_written")]
+        answer: Answer,
     },
 }
 

@@ -11,7 +11,7 @@ use traces::{Lang, Measure, Story};
 use crate::raft::config::{self, RaftConfig};
 use crate::raft::expect::{self, RaftExpect};
 use crate::raft::node::{RaftCommand, RaftNode};
-use crate::raft::{invariants, log_invariants, measure, narrate, replication_measure};
+use crate::raft::{history, invariants, log_invariants, measure, narrate, replication_measure};
 
 /// Raft as scenarios see it.
 pub struct Raft;
@@ -59,6 +59,10 @@ impl Protocol for Raft {
         BugKnob {
             name: "leader_drops_uncommitted",
             breaks: "a new leader deletes the uncommitted tail of its own log",
+        },
+        BugKnob {
+            name: "forget_requests",
+            breaks: "no table of clients' last requests: a retried append is applied twice",
         },
     ];
     type Actor = RaftNode;
@@ -150,16 +154,24 @@ impl Protocol for Raft {
         let mut all = invariants::all(config.elect_within_ms);
         if config.replication {
             all.extend(log_invariants::all());
+            if !config.clients.is_empty() {
+                all.push(Box::new(history::Linearizable::default()));
+            }
         }
         all
     }
 
     fn command_problem(config: &RaftConfig, node: &str, command: &RaftCommand) -> Option<String> {
-        if let RaftCommand::PutVia(server, ..) = command
+        if let RaftCommand::PutVia(server, ..) | RaftCommand::GetVia(server, ..) = command
             && !config.nodes.iter().any(|n| n.name == *server)
         {
             return Some(format!(
-                "PutVia names \"{server}\", which is not a server; the servers are {}",
+                "{} names \"{server}\", which is not a server; the servers are {}",
+                if matches!(command, RaftCommand::GetVia(..)) {
+                    "GetVia"
+                } else {
+                    "PutVia"
+                },
                 config.server_names().join(", ")
             ));
         }

@@ -13,8 +13,10 @@
 //!   leaderCommit; every server applies committed entries in order, and the leader answers
 //!   the client.
 
+use crate::raft::config::Reads;
 use crate::raft::handler::Handler;
-use crate::raft::log::{Entry, Write};
+use crate::raft::kv::Answer;
+use crate::raft::log::{Entry, Request, Write};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::RaftNote;
 use crate::raft::server::{Role, Server};
@@ -258,9 +260,11 @@ impl Server {
             };
             self.last_applied = index;
             if let Some(write) = &entry.write {
-                let at = self.kv.apply(write, index);
+                let (at, answer) = self
+                    .kv
+                    .apply(write, index, self.settings.bugs.forget_requests);
                 if self.role == Role::Leader {
-                    self.answer(ctx, write, Some(at));
+                    self.answer(ctx, write, Some(at), answer);
                 }
             }
             applied.push(entry);
@@ -274,7 +278,13 @@ impl Server {
     }
 
     /// Sends the client of `write` its answer.
-    fn answer<A: Handler>(&self, ctx: &mut Context<'_, A>, write: &Write, index: Option<u64>) {
+    fn answer<A: Handler>(
+        &self,
+        ctx: &mut Context<'_, A>,
+        write: &Write,
+        index: Option<u64>,
+        answer: Answer,
+    ) {
         if let Some(client) = self.names.iter().position(|n| *n == write.client) {
             ctx.send(
                 NodeId(client as u32),
@@ -282,6 +292,7 @@ impl Server {
                     seq: write.seq,
                     index,
                     leader: None,
+                    answer,
                 },
             );
         }
@@ -296,6 +307,7 @@ impl Server {
         seq: u64,
         key: Name,
         value: Name,
+        request: Request,
     ) {
         if self.role != Role::Leader || !self.settings.replication {
             ctx.send(
@@ -304,6 +316,7 @@ impl Server {
                     seq,
                     index: None,
                     leader: self.leader.filter(|&l| l != ctx.id()),
+                    answer: Answer::Written,
                 },
             );
             return;
@@ -313,9 +326,19 @@ impl Server {
             seq,
             key,
             value,
+            request,
         };
-        if let Some(at) = self.kv.applied_at(&write.client, seq) {
-            self.answer(ctx, &write, Some(at));
+        if write.request == Request::Get && self.settings.reads == Reads::LeaderLocal {
+            // Answered from this leader's own state machine, without asking anyone whether
+            // it still leads: what makes the read fast, and stale behind a partition.
+            let answer = self.kv.read(&write.key);
+            self.answer(ctx, &write, Some(self.last_applied), answer);
+            return;
+        }
+        if !self.settings.bugs.forget_requests
+            && let Some((at, answer)) = self.kv.applied_at(&write.client, seq)
+        {
+            self.answer(ctx, &write, Some(at), answer);
             return;
         }
         let waiting = self

@@ -7,7 +7,7 @@
 //! the timers. Every decision is an integer comparison; the only randomness is the election
 //! timeout, drawn from the node's own stream.
 
-use crate::raft::config::{Bugs, CountVotes, RaftConfig};
+use crate::raft::config::{Bugs, CountVotes, RaftConfig, Reads};
 use crate::raft::handler::{Handler, RaftTimer};
 use crate::raft::kv::Kv;
 use crate::raft::log::{LastEntry, Log};
@@ -46,6 +46,8 @@ pub struct Settings {
     pub replication: bool,
     /// When a candidate counts its votes.
     pub count_votes: CountVotes,
+    /// How a leader answers reads.
+    pub reads: Reads,
 }
 
 impl Settings {
@@ -64,6 +66,7 @@ impl Settings {
             bugs: config.bugs,
             replication: config.replication,
             count_votes: config.count_votes,
+            reads: config.reads,
         }
     }
 }
@@ -630,8 +633,13 @@ impl Server {
                     self.on_append_reply(ctx, from, reply);
                 }
             }
-            RaftMsg::ClientRequest { seq, key, value } => {
-                self.on_client_request(ctx, from, seq, key, value);
+            RaftMsg::ClientRequest {
+                seq,
+                key,
+                value,
+                request,
+            } => {
+                self.on_client_request(ctx, from, seq, key, value, request);
             }
             RaftMsg::ClientReply { .. } => {}
         }

@@ -2,6 +2,7 @@
 //! check, conflict deletion and idempotence, and the leader's commit rule, each bug knob next
 //! to its control.
 
+use crate::raft::log::Request;
 use crate::raft::*;
 use sim_core::actor::{notes_of as notes, sends_of as sent};
 use sim_core::{Actor, NodeId, TestContext};
@@ -207,6 +208,7 @@ fn a_leader_commits_only_entries_of_its_own_term_by_counting() {
         seq: 1,
         key: "x".into(),
         value: "1".into(),
+        request: Request::Put,
     };
     s1.on_message(&mut t.ctx(), NodeId(3), write);
     s1.on_message(&mut t.ctx(), S2, matched(3));
