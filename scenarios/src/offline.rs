@@ -116,6 +116,7 @@ impl<P: Story> LoadedTrace for TypedTrace<P> {
             r.line = line;
         }
         view.attach_story(tell::<P>(&self.records, lang, detail));
+        view.history = P::history(&self.records, lang);
         view
     }
 

@@ -228,6 +228,80 @@ out.violationRows = document.querySelectorAll('#svg rect.row-band.violation').le
     assert_eq!(r["violationRows"], 1, "{r}");
 }
 
+// Goal: the history view shows a failed linearizability check as an engineer reads it in
+// Porcupine, and a hostile client name stays text. Method: `dsim view --format html` of
+// `raft/kv-stale-read`'s trace with client `c3` renamed to a `</script>` attack, loaded in
+// Chromium with `alert` trapped; read the panel, click the red bar. Proves: one row per
+// client, a bar per operation, the stale read darker red and the write it missed red, the
+// verdict in words, the click going to the read's step, and no script run.
+#[test]
+fn the_history_view_shows_the_stale_read_window() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("viewer-history");
+    let trace = trace_of("raft/kv-stale-read", &dir);
+    let text = std::fs::read_to_string(&trace)
+        .unwrap()
+        .replace("\"c3\"", &serde_json::to_string(EVIL).unwrap());
+    let evil = dir.join("evil-kv.jsonl");
+    std::fs::write(&evil, text).unwrap();
+    let html = stdout(&dsim(&["view", evil.to_str().unwrap(), "--format", "html"]));
+    let html = html.replacen(
+        "<head>",
+        "<head><script>window.alert = function () { document.documentElement.setAttribute('data-alerted', 'yes'); };</script>",
+        1,
+    );
+    let test = r#"
+const $ = (id) => document.getElementById(id);
+out.alerted = document.documentElement.getAttribute('data-alerted');
+out.shown = !$('history-box').hidden;
+out.verdict = $('history-verdict').textContent;
+out.failed = $('history-verdict').classList.contains('failed');
+out.clients = Array.from(document.querySelectorAll('#history text.client')).map((t) => t.textContent);
+out.bars = document.querySelectorAll('#history g.op').length;
+out.culprit = Array.from(document.querySelectorAll('#history g.op.culprit > text')).map((t) => t.textContent);
+out.window = Array.from(document.querySelectorAll('#history g.op.window:not(.culprit) > text')).map((t) => t.textContent);
+const culprit = document.querySelector('#history g.op.culprit');
+culprit.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+out.step = $('current-step').textContent;
+out.wanted = culprit.dataset.step;
+out.current = culprit.classList.contains('current');
+"#;
+    let page = dir.join("history.html");
+    std::fs::write(&page, with_test_script(&html, test)).unwrap();
+    let r = run_page(&browser, &page, "");
+    assert_eq!(r["alerted"], serde_json::Value::Null, "{r}");
+    assert_eq!(r["shown"], true, "{r}");
+    assert_eq!(r["failed"], true, "{r}");
+    assert!(
+        r["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("get(x) by </script><script>alert(1)</script> returned 1 after put(x, 2) by c2 had returned"),
+        "{r}"
+    );
+    assert_eq!(r["clients"], serde_json::json!(["c1", "c2", EVIL]), "{r}");
+    assert_eq!(r["bars"], 3, "{r}");
+    assert_eq!(
+        r["culprit"],
+        serde_json::json!(["get(x) \u{2192} returned 1"]),
+        "{r}"
+    );
+    assert_eq!(
+        r["window"],
+        serde_json::json!(["put(x, 2) \u{2192} returned"]),
+        "{r}"
+    );
+    let wanted = r["wanted"].as_str().unwrap();
+    assert!(
+        r["step"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("step {wanted} of")),
+        "{r}"
+    );
+    assert_eq!(r["current"], true, "{r}");
+}
+
 // Goal: Mermaid itself accepts dsim's Mermaid output. Method: load the npm `mermaid` package
 // in Chromium and `mermaid.parse` (which throws on bad syntax) every bundled scenario's
 // diagram, the hostile-name one, and a broken control text. Proves every diagram parses and

@@ -8,6 +8,7 @@
 //! - [`mod@write`]: a streaming [`sim_core::TraceSink`] that writes lines as the run makes them.
 //! - [`read`]: parsing a trace file back into typed records, with line numbers on errors.
 //! - [`lang`]: the languages a story is told in.
+//! - [`history`]: a run's client history (calls, returns, a failing window) for the history view.
 //! - [`story`]: the `Story` trait (a protocol's own story lines, summary and sweep figures), the
 //!   story's `Lang`, and how a long story folds its repeated patterns ([`story::fold`]).
 //! - [`narrate`]: the generic, protocol-independent story lines (sends, drops, faults).
@@ -19,6 +20,7 @@
 
 pub mod diff;
 pub mod format;
+pub mod history;
 pub mod lang;
 pub mod narrate;
 pub mod read;

@@ -52,6 +52,17 @@ pub trait Story: Protocol {
         Self::check(config, expect, outcome)
     }
 
+    /// The clients' history of the run, with the verdict of a linearizability check, for the
+    /// history view: only protocols whose clients call and return operations have one. `None`
+    /// by default.
+    fn history(
+        records: &[Record<Self::Actor>],
+        lang: Lang,
+    ) -> Option<crate::history::ClientHistory> {
+        let _ = (records, lang);
+        None
+    }
+
     /// Whether `record` is an event the lesson is about (a value chosen, a leader elected, a
     /// join, a MOVED redirect ...): a long story shows such lines even where it leaves the
     /// routine ones out. Faults and violations always are; nothing else by default.

@@ -100,6 +100,8 @@ pub struct TraceView {
     pub header: Header,
     /// Every record, in file order.
     pub records: Vec<ViewRecord>,
+    /// The clients' history, for a protocol that has one (see [`crate::Story::history`]).
+    pub history: Option<crate::history::ClientHistory>,
 }
 
 /// The name of an externally tagged enum value: `{"Accept":{..}}` or `"Propose"`.
@@ -123,7 +125,11 @@ impl TraceView {
             .enumerate()
             .map(|(i, r)| view_record(r, i + 2))
             .collect();
-        TraceView { header, records }
+        TraceView {
+            header,
+            records,
+            history: None,
+        }
     }
 
     /// Reads a trace of actor `A` (see [`read_trace`]) into a view, without story lines.

@@ -232,6 +232,10 @@ impl Story for Raft {
         narrate::is_key(record)
     }
 
+    fn history(records: &[Record<RaftNode>], lang: Lang) -> Option<traces::history::ClientHistory> {
+        history::view(records, lang)
+    }
+
     fn retell(records: &[Record<RaftNode>], lang: Lang) -> BTreeMap<usize, String> {
         narrate::retell(records, lang)
     }

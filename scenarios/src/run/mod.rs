@@ -315,6 +315,7 @@ pub fn run_to<P: Story>(
     let view = listeners.all.map(|records| {
         let mut view = TraceView::of(header(prep, seed), &records);
         view.attach_story(tell::<P>(&records, options.lang, options.view_detail));
+        view.history = P::history(&records, options.lang);
         view
     });
     let invariants = P::invariants(&prep.doc.config)

@@ -155,6 +155,7 @@ fn data(view: &TraceView, lang: Lang) -> Value {
         "strings": strings.values,
         "payloads": payloads.values,
         "records": records,
+        "history": view.history,
     })
 }
 

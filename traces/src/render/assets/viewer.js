@@ -21,6 +21,7 @@
       delivered: "\u2192 delivered", lost: "\u2715 lost", duplicated: "\u21C9 duplicated", faded: "later steps faded",
       down: "down", paused: "paused",
       notesTitle: "Each node's notes up to this step", storyTitle: "Story up to this step",
+      historyTitle: "Clients' history: each operation a bar from its call to its return", pending: "never returned",
       seed: "seed", nodes: "nodes", steps: "steps",
       stepOf: function (s, n) { return "step " + s + " of " + n; },
       stepAt: function (s, t, k) { return "Step " + s + " at " + t + ": " + k + (k === 1 ? " record" : " records"); },
@@ -43,6 +44,7 @@
       delivered: "\u2192 entregado", lost: "\u2715 perdido", duplicated: "\u21C9 duplicado", faded: "pasos posteriores atenuados",
       down: "ca\u00EDdo", paused: "parado",
       notesTitle: "Notas de cada nodo hasta este paso", storyTitle: "Historia hasta este paso",
+      historyTitle: "Historia de los clientes: cada operaci\u00F3n, una barra de su llamada a su respuesta", pending: "sin respuesta",
       seed: "semilla", nodes: "nodos", steps: "pasos",
       stepOf: function (s, n) { return "paso " + s + " de " + n; },
       stepAt: function (s, t, k) { return "Paso " + s + " a los " + t + ": " + k + (k === 1 ? " registro" : " registros"); },
@@ -157,7 +159,7 @@
     setText(b, W[b]);
     document.getElementById(b).title = W[b + "Tip"];
   }
-  for (const id of ["node", "kind", "delivered", "lost", "duplicated", "faded", "down", "paused", "notesTitle", "storyTitle"]) {
+  for (const id of ["node", "kind", "delivered", "lost", "duplicated", "faded", "down", "paused", "notesTitle", "storyTitle", "historyTitle"]) {
     setText("w-" + id, W[id]);
   }
   setText("all-nodes", W.allNodes);
@@ -577,6 +579,7 @@
       W.stepOf(steps[i], steps[steps.length - 1]) + " \u00B7 " + clock(records[firstOfRow[i]].time);
     document.body.setAttribute("data-step", steps[i]);
     render(true);
+    for (const b of historyBars) b.g.classList.toggle("current", b.from <= i && i <= b.to);
     details(i);
     notes(i);
     story(i);
@@ -626,6 +629,53 @@
       return r.kind === "drop" || (r.kind === "fault" && SETUP.indexOf(r.what) < 0);
     });
     return first ? first.row : 0;
+  }
+  // ---- The clients' history (Porcupine's picture): a row per client, each operation a bar
+  // from its call to its return (to the end of the run if it never returned), the failing
+  // window red and its culprit darker; a click on a bar goes to the step of its call.
+  const history = data.history;
+  const historyBars = [];
+  if (history && history.ops.length) {
+    document.getElementById("history-box").hidden = false;
+    const verdict = document.getElementById("history-verdict");
+    verdict.textContent = history.verdict;
+    if (history.window.length) verdict.classList.add("failed");
+    const clients = [];
+    for (const op of history.ops) if (clients.indexOf(op.client) < 0) clients.push(op.client);
+    // x is the order of calls and returns, not time: what linearizability reads, and short
+    // operations of a long run stay wide enough to read.
+    const events = [];
+    for (const op of history.ops) { events.push(op.call); if (op.ret != null) events.push(op.ret); }
+    const order = Array.from(new Set(events)).sort(function (a, b) { return a - b; });
+    const rank = new Map(order.map(function (e, k) { return [e, k]; }));
+    const HL = 90, HROW = 26, SLOT = 110;
+    const HW = HL + (order.length + 1) * SLOT;
+    const hx = function (e) { return HL + (e == null ? order.length : rank.get(e)) * SLOT; };
+    const svg = sv("svg", { width: HW, height: clients.length * HROW + 8, id: "history-svg" });
+    clients.forEach(function (c, k) {
+      svg.appendChild(sv("text", { x: 4, y: k * HROW + 18, class: "client" }, c));
+    });
+    history.ops.forEach(function (op, n) {
+      const start = records[op.call];
+      const end = op.ret != null ? records[op.ret] : records[records.length - 1];
+      const x = hx(op.call), w = Math.max(hx(op.ret) - x, 3) + SLOT / 2;
+      const y = clients.indexOf(op.client) * HROW + 4;
+      const inWindow = history.window.indexOf(n);
+      let cls = "op";
+      if (op.ret == null) cls += " pending";
+      if (inWindow === 0) cls += " culprit window";
+      else if (inWindow > 0) cls += " window";
+      const g = sv("g", { class: cls, "data-op": n, "data-step": start.step });
+      g.appendChild(sv("rect", { x: x, y: y, width: w, height: HROW - 8, rx: 3 }));
+      const label = op.op + " \u2192 " + (op.result != null ? op.result : W.pending);
+      g.appendChild(sv("text", { x: x + 3, y: y + 13 }, label));
+      g.appendChild(sv("title", {}, op.client + ": " + label + " (" + clock(start.time) + " \u2013 " +
+        (op.ret != null ? clock(end.time) : "\u2026") + ")"));
+      g.addEventListener("click", function () { go(start.row); });
+      svg.appendChild(g);
+      historyBars.push({ g: g, from: start.row, to: op.ret != null ? end.row : steps.length - 1 });
+    });
+    document.getElementById("history").appendChild(svg);
   }
   window.addEventListener("hashchange", fromHash);
   if (steps.length && !fromHash()) go(openingRow());
