@@ -57,6 +57,7 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim explore search/paxos-swarm --swarm --window-ms 50 --bug",
     "dsim explore search/raft-election --strategy pct --depth 3 --max-depth 200 --bug",
     "dsim explore search/multipaxos --crashes 2 --partitions 2 --window-ms 1000 --bug",
+    "dsim explore search/raft-kv --crashes 2 --partitions 3 --window-ms 2000 --seeds 0..100 --set",
 ];
 
 /// Comparisons printed in scenario comments whose failing variants are the point (exit 1):
