@@ -53,7 +53,7 @@ pub struct Budget(pub u64);
 impl Default for Budget {
     /// One million steps: milliseconds for a history split by key (the bench binary
     /// `linearizability` checks 10,000 operations over 100 keys in about 10 ms), seconds at
-    /// most for one whose object is large (the same history as one, about 14 µs a step).
+    /// most for one whose object is large (the same history as one: 5.8 s for the million).
     fn default() -> Self {
         Budget(1_000_000)
     }
