@@ -11,6 +11,7 @@ use crate::raft::log::{Request, Write};
 use serde::{Deserialize, Serialize};
 use sim_core::Name;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// What the state machine answers a request: kept with the client's last request, so that a
 /// repeat gets the first answer, not a second effect.
@@ -20,7 +21,7 @@ pub enum Answer {
     #[default]
     Written,
     /// A read saw this value (`None`: the key was never written).
-    Value(Option<Name>),
+    Value(Option<String>),
     /// A compare-and-set swapped (`true`) or found another value.
     Swapped(bool),
 }
@@ -35,16 +36,18 @@ impl Answer {
     pub fn kv_ret(&self) -> KvRet {
         match self {
             Answer::Written => KvRet::Done,
-            Answer::Value(value) => KvRet::Value(value.as_ref().map(|v| v.to_string())),
+            Answer::Value(value) => KvRet::Value(value.clone()),
             Answer::Swapped(swapped) => KvRet::Swapped(*swapped),
         }
     }
 }
 
-/// The key-value map and each client's last applied request.
+/// The key-value map and each client's last applied request. Values are counted references,
+/// not interned names: an append makes a new value at every step of a run, and interned
+/// texts live as long as the process (a search of many seeds would keep every one).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Kv {
-    values: BTreeMap<Name, Name>,
+    values: BTreeMap<Name, Arc<str>>,
     /// Client -> (its last applied request number, the index it was applied at, the answer).
     last: BTreeMap<Name, (u64, u64, Answer)>,
 }
@@ -63,20 +66,20 @@ impl Kv {
         let (key, value) = (&write.key, &write.value);
         let answer = match &write.request {
             Request::Put => {
-                self.values.insert(key.clone(), value.clone());
+                self.values.insert(key.clone(), Arc::from(value.as_str()));
                 Answer::Written
             }
-            Request::Get => Answer::Value(self.values.get(key).cloned()),
+            Request::Get => self.read(key),
             Request::Append => {
-                let now = self.values.get(key).map_or("", Name::as_str);
-                self.values
-                    .insert(key.clone(), Name::from(format!("{now}{value}")));
+                let now = self.get(key).unwrap_or("");
+                let appended = Arc::from(format!("{now}{value}"));
+                self.values.insert(key.clone(), appended);
                 Answer::Written
             }
             Request::Cas(expected) => {
-                let swapped = self.values.get(key) == expected.as_ref();
+                let swapped = self.get(key) == expected.as_ref().map(Name::as_str);
                 if swapped {
-                    self.values.insert(key.clone(), value.clone());
+                    self.values.insert(key.clone(), Arc::from(value.as_str()));
                 }
                 Answer::Swapped(swapped)
             }
@@ -96,12 +99,12 @@ impl Kv {
 
     /// The value of `key`, if written.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(Name::as_str)
+        self.values.get(key).map(|v| &**v)
     }
 
     /// The value of `key` as a read answers it.
     pub fn read(&self, key: &str) -> Answer {
-        Answer::Value(self.values.get(key).cloned())
+        Answer::Value(self.get(key).map(str::to_owned))
     }
 }
 
