@@ -24,12 +24,16 @@
 //! - [`token_ring`]: the kernel's demo, the smallest complete protocol (the glue's reference).
 //!
 //! - [`common`]: no protocol: the shared read-only setup and the node-name check several use.
+//! - [`kvstore`]: no protocol: the key-value state machine Raft's and Multi-Paxos's logs
+//!   drive (at most once per client request), and the linearizability check of its clients'
+//!   history.
 //! - [`linearizability`]: no protocol: Wing and Gong's linearizability check of a history,
 //!   for the register model and any store's reads and writes.
 //!
 //! **Architecture invariant:** protocols never depend on each other and do no I/O.
 
 pub mod common;
+pub mod kvstore;
 pub mod lease;
 pub mod linearizability;
 pub mod multipaxos;

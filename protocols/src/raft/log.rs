@@ -6,6 +6,7 @@
 //! [`crate::raft::config::validate`] checks are consistent between nodes (the log matching
 //! property must hold from the start). Election reads the last entry only ([`Log::last`]).
 
+use crate::kvstore::OpRef;
 use serde::{Deserialize, Serialize};
 use sim_core::Name;
 use std::fmt;
@@ -79,21 +80,27 @@ impl Request {
     pub fn is_put(&self) -> bool {
         *self == Request::Put
     }
+
+    /// This request on `key` with `value` (unused by a read), as the state machine applies it.
+    pub fn op<'a>(&'a self, key: &'a str, value: &'a str) -> OpRef<'a> {
+        match self {
+            Request::Put => OpRef::Put(key, value),
+            Request::Get => OpRef::Get(key),
+            Request::Append => OpRef::Append(key, value),
+            Request::Cas(expected) => OpRef::Cas(key, expected.as_ref().map(Name::as_str), value),
+        }
+    }
 }
 
 impl Write {
+    /// The request as the state machine applies it.
+    pub fn op(&self) -> OpRef<'_> {
+        self.request.op(&self.key, &self.value)
+    }
+
     /// The request as an operation of the key-value map the linearizability check knows.
     pub fn kv_op(&self) -> crate::linearizability::KvOp {
-        use crate::linearizability::KvOp;
-        let (key, value) = (self.key.to_string(), self.value.to_string());
-        match &self.request {
-            Request::Put => KvOp::Put(key, value),
-            Request::Get => KvOp::Get(key),
-            Request::Append => KvOp::Append(key, value),
-            Request::Cas(expected) => {
-                KvOp::Cas(key, expected.as_ref().map(|e| e.to_string()), value)
-            }
-        }
+        self.op().to_kv_op()
     }
 }
 

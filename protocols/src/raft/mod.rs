@@ -50,7 +50,8 @@
 //!
 //! Module map: [`msg`] (RPCs), [`log`] (entries and the up-to-date order), [`node`] (the actor:
 //! a server or a client), [`server`] (election), [`replicate`] (replication and commit),
-//! [`client`], [`handler`] (timers, commands), [`kv`] (the state machine), [`notes`] (facts for checkers), [`invariants`] and
+//! [`client`], [`handler`] (timers, commands), [`crate::kvstore`] (the state machine and the
+//! clients' history, shared with Multi-Paxos), [`notes`] (facts for checkers), [`invariants`] and
 //! [`log_invariants`], [`config`], [`expect`], [`narrate`], [`measure`] and [`replication_measure`]; [`Raft`] plugs it all
 //! into scenarios.
 
@@ -58,9 +59,7 @@ pub mod client;
 pub mod config;
 pub mod expect;
 pub mod handler;
-pub mod history;
 pub mod invariants;
-pub mod kv;
 pub mod log;
 pub mod log_invariants;
 pub mod measure;

@@ -6,7 +6,7 @@
 //! out of a trace, so the election-only model's heartbeats read `AppendEntries(term: 2)` as
 //! before replication existed.
 
-use crate::raft::kv::Answer;
+use crate::kvstore::Answer;
 use crate::raft::log::{Entry, Request};
 use serde::{Deserialize, Serialize};
 use sim_core::{Name, NodeId};

@@ -8,7 +8,7 @@
 //! deliveries, drops, other faults) and bookkeeping notes (Log, Started, TermChanged, Entries)
 //! get `None`.
 
-use crate::raft::kv::Answer;
+use crate::kvstore::Answer;
 use crate::raft::log::{Entry, Request, Write};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};

@@ -5,7 +5,7 @@
 //! its reason, every leader and how it took office, every commit and application, and what
 //! each client asked and was told. Nodes are named, so a trace reads without a table of ids.
 
-use crate::raft::kv::Answer;
+use crate::kvstore::Answer;
 use crate::raft::log::{Entry, LastEntry, Request};
 use serde::{Deserialize, Serialize};
 use sim_core::Name;
@@ -246,4 +246,27 @@ pub enum StepDownCause {
         /// The leader.
         leader: Name,
     },
+}
+
+impl crate::kvstore::history::ClientNotes for crate::raft::node::RaftNode {
+    fn is_client_event(note: &RaftNote) -> bool {
+        matches!(
+            note,
+            RaftNote::Requested { .. } | RaftNote::Acknowledged { .. }
+        )
+    }
+
+    fn client_event(note: &RaftNote) -> Option<crate::kvstore::history::ClientEvent> {
+        use crate::kvstore::history::ClientEvent;
+        match note {
+            RaftNote::Requested {
+                key,
+                value,
+                request,
+                ..
+            } => Some(ClientEvent::Call(request.op(key, value).to_kv_op())),
+            RaftNote::Acknowledged { answer, .. } => Some(ClientEvent::Return(answer.kv_ret())),
+            _ => None,
+        }
+    }
 }

@@ -8,10 +8,11 @@ use sim_core::{
 use std::collections::BTreeMap;
 use traces::{Lang, Measure, Story};
 
+use crate::kvstore::history;
 use crate::raft::config::{self, RaftConfig};
 use crate::raft::expect::{self, RaftExpect};
 use crate::raft::node::{RaftCommand, RaftNode};
-use crate::raft::{history, invariants, log_invariants, measure, narrate, replication_measure};
+use crate::raft::{invariants, log_invariants, measure, narrate, replication_measure};
 
 /// Raft as scenarios see it.
 pub struct Raft;
@@ -155,7 +156,7 @@ impl Protocol for Raft {
         if config.replication {
             all.extend(log_invariants::all());
             if !config.clients.is_empty() {
-                all.push(Box::new(history::Linearizable::default()));
+                all.push(Box::new(history::Linearizable::<RaftNode>::default()));
             }
         }
         all

@@ -13,9 +13,9 @@
 //!   leaderCommit; every server applies committed entries in order, and the leader answers
 //!   the client.
 
+use crate::kvstore::Answer;
 use crate::raft::config::Reads;
 use crate::raft::handler::Handler;
-use crate::raft::kv::Answer;
 use crate::raft::log::{Entry, Request, Write};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::RaftNote;
@@ -260,9 +260,10 @@ impl Server {
             };
             self.last_applied = index;
             if let Some(write) = &entry.write {
-                let (at, answer) = self
-                    .kv
-                    .apply(write, index, self.settings.bugs.forget_requests);
+                let forget = self.settings.bugs.forget_requests;
+                let (at, answer) =
+                    self.kv
+                        .apply(&write.client, write.seq, write.op(), index, forget);
                 if self.role == Role::Leader {
                     self.answer(ctx, write, Some(at), answer);
                 }

@@ -7,9 +7,9 @@
 //! the timers. Every decision is an integer comparison; the only randomness is the election
 //! timeout, drawn from the node's own stream.
 
+use crate::kvstore::Kv;
 use crate::raft::config::{Bugs, CountVotes, RaftConfig, Reads};
 use crate::raft::handler::{Handler, RaftTimer};
-use crate::raft::kv::Kv;
 use crate::raft::log::{LastEntry, Log};
 use crate::raft::msg::RaftMsg;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};

@@ -1,9 +1,10 @@
-//! Linearizability of the clients' history: what the key-value store on Raft must look like
-//! from outside (Herlihy and Wing; what Jepsen and Porcupine check).
+//! Linearizability of the clients' history: what a replicated key-value store (on Raft, on
+//! Multi-Paxos) must look like from outside (Herlihy and Wing; what Jepsen and Porcupine check).
 //!
-//! Every client's request is an operation from its `Requested` note (the call) to its
-//! `Acknowledged` note (the return, with the answer); a request never acknowledged may have
-//! taken effect or not. When the run ends, the history is split by key and each key's part
+//! Every client's request is an operation from its call note (Raft's and Multi-Paxos's
+//! `Requested`) to its return note (`Acknowledged`, with the answer); a request never
+//! acknowledged may have taken effect or not. A protocol says which of its notes are calls and
+//! returns ([`ClientNotes`]); the rest is the same for every store. When the run ends, the history is split by key and each key's part
 //! searched for an order in which a sequential map gives every answer seen
 //! ([`crate::linearizability::check_by_part`]). Time is the order of the notes in the run, so
 //! two operations overlap exactly when one was called before the other returned. A search
@@ -12,16 +13,34 @@
 
 use crate::common::broke;
 use crate::linearizability::{Budget, KvMap, Operation, Spec, Verdict, Window, check_by_part};
-use crate::raft::log::Write;
-use crate::raft::node::RaftNode;
-use crate::raft::notes::RaftNote;
-use sim_core::{Broken, Event, Instant, Invariant, Kinds, Name, Record};
+use crate::linearizability::{KvOp, KvRet};
+use sim_core::{Actor, Broken, Event, Instant, Invariant, Kinds, Name, Record};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 use traces::Lang;
 use traces::history::{ClientHistory, HistoryOp};
 
-/// The clients' history as the notes tell it: each `Requested` a call, each `Acknowledged` the
+/// A client's call or return, as one of its notes tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientEvent {
+    /// The client called this operation.
+    Call(KvOp),
+    /// The client's operation in flight returned this.
+    Return(KvRet),
+}
+
+/// An actor whose clients publish their calls and returns as notes: what the history check
+/// and the history view need of a protocol.
+pub trait ClientNotes: Actor {
+    /// Whether `note` is a client's call or return (asked of every note a run makes, so cheap).
+    fn is_client_event(note: &Self::Note) -> bool;
+    /// The call or return `note` records, if it is one.
+    fn client_event(note: &Self::Note) -> Option<ClientEvent>;
+}
+
+/// The clients' history as the notes tell it: each call note a call, each return note the
 /// return of that client's open request.
 #[derive(Clone, Debug, Default)]
 struct Recorder {
@@ -31,39 +50,23 @@ struct Recorder {
 }
 
 impl Recorder {
-    /// Reads `note` of `node` at time `at`; whether it was a call or a return.
-    fn read(&mut self, node: &Name, note: &RaftNote, at: u64) -> bool {
-        match note {
-            RaftNote::Requested {
-                seq,
-                key,
-                value,
-                request,
-                ..
-            } => {
-                let write = Write {
-                    client: node.clone(),
-                    seq: *seq,
-                    key: key.clone(),
-                    value: value.clone(),
-                    request: request.clone(),
-                };
+    /// Reads the call or return `event` of client `node` at time `at`.
+    fn read(&mut self, node: &Name, event: ClientEvent, at: u64) {
+        match event {
+            ClientEvent::Call(op) => {
                 self.open.insert(node.clone(), self.history.len());
                 self.history.push(Operation {
                     client: node.clone(),
-                    op: write.kv_op(),
+                    op,
                     call: at,
                     ret: None,
                 });
-                true
             }
-            RaftNote::Acknowledged { answer, .. } => {
+            ClientEvent::Return(ret) => {
                 if let Some(i) = self.open.remove(node) {
-                    self.history[i].ret = Some((at, answer.kv_ret()));
+                    self.history[i].ret = Some((at, ret));
                 }
-                true
             }
-            _ => false,
         }
     }
 
@@ -89,11 +92,13 @@ fn failure(history: &[Operation<Name, KvMap>], window: &Window<String>) -> (Stri
 }
 
 /// The clients' history of a run for the history view: times are record indices.
-pub fn view(records: &[Record<RaftNode>], lang: Lang) -> Option<ClientHistory> {
+pub fn view<A: ClientNotes>(records: &[Record<A>], lang: Lang) -> Option<ClientHistory> {
     let mut recorder = Recorder::default();
     for (i, record) in records.iter().enumerate() {
-        if let Event::Note { node, note } = &record.event {
-            recorder.read(node, note, i as u64);
+        if let Event::Note { node, note } = &record.event
+            && let Some(event) = A::client_event(note)
+        {
+            recorder.read(node, event, i as u64);
         }
     }
     if recorder.history.is_empty() {
@@ -140,14 +145,43 @@ pub fn view(records: &[Record<RaftNode>], lang: Lang) -> Option<ClientHistory> {
 }
 
 /// The clients' history is linearizable (checked when the run ends).
-#[derive(Clone, Debug, Default)]
-pub struct Linearizable {
+pub struct Linearizable<A> {
     recorder: Recorder,
-    /// The notes read so far: the history's clock.
+    /// The calls and returns read so far: the history's clock.
     clock: u64,
+    actor: PhantomData<fn() -> A>,
 }
 
-impl Invariant<RaftNode> for Linearizable {
+impl<A> Default for Linearizable<A> {
+    fn default() -> Self {
+        Linearizable {
+            recorder: Recorder::default(),
+            clock: 0,
+            actor: PhantomData,
+        }
+    }
+}
+
+impl<A> Clone for Linearizable<A> {
+    fn clone(&self) -> Self {
+        Linearizable {
+            recorder: self.recorder.clone(),
+            clock: self.clock,
+            actor: PhantomData,
+        }
+    }
+}
+
+impl<A> fmt::Debug for Linearizable<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Linearizable")
+            .field("recorder", &self.recorder)
+            .field("clock", &self.clock)
+            .finish()
+    }
+}
+
+impl<A: ClientNotes> Invariant<A> for Linearizable<A> {
     fn name(&self) -> &'static str {
         "linearizable"
     }
@@ -165,17 +199,15 @@ impl Invariant<RaftNode> for Linearizable {
         Kinds::NOTE
     }
 
-    fn reads_note(&self, note: &RaftNote) -> bool {
-        matches!(
-            note,
-            RaftNote::Requested { .. } | RaftNote::Acknowledged { .. }
-        )
+    fn reads_note(&self, note: &A::Note) -> bool {
+        A::is_client_event(note)
     }
 
-    fn observe(&mut self, record: &Record<RaftNode>) -> Result<(), Broken> {
+    fn observe(&mut self, record: &Record<A>) -> Result<(), Broken> {
         if let Event::Note { node, note } = &record.event
-            && self.recorder.read(node, note, self.clock)
+            && let Some(event) = A::client_event(note)
         {
+            self.recorder.read(node, event, self.clock);
             self.clock += 1;
         }
         Ok(())
