@@ -202,7 +202,7 @@ pub fn multipaxos(n: usize, entries: u64) -> Result<Cost, String> {
     let behind: Vec<String> = sim
         .node_ids()
         .filter_map(|id| {
-            let applied = sim.actor(id).learner.applied;
+            let applied = sim.actor(id).replica()?.learner.applied;
             (applied != entries).then(|| format!("{} applied {applied}", sim.name(id)))
         })
         .collect();

@@ -46,6 +46,7 @@ mod golden;
 mod kinds;
 mod lease;
 mod multipaxos;
+mod multipaxos_kv;
 mod pbft;
 mod properties;
 mod raft_kv;

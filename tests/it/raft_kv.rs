@@ -9,10 +9,22 @@ const FAULTS: [&str; 6] = ["--crashes", "2", "--partitions", "3", "--window-ms",
 /// `dsim explore search/raft-kv FAULTS --seeds SEEDS [EXTRA] --json`: the exit code, and each
 /// finding's invariant and message.
 fn explore(seeds: &str, label: &str, extra: &[&str]) -> (Option<i32>, Vec<(String, String)>) {
-    let dir = scratch(&format!("raft-kv-{label}"));
+    explore_store("search/raft-kv", &FAULTS, seeds, label, extra)
+}
+
+/// `dsim explore SEARCH FAULTS --seeds SEEDS [EXTRA] --json` on a key-value store's search
+/// file: the exit code, and each finding's invariant and message (each checked to replay).
+pub(crate) fn explore_store(
+    search: &str,
+    faults: &[&str],
+    seeds: &str,
+    label: &str,
+    extra: &[&str],
+) -> (Option<i32>, Vec<(String, String)>) {
+    let dir = scratch(&format!("{}-{label}", search.replace('/', "-")));
     let out = dir.join("found.ron");
-    let mut all = vec!["explore", "search/raft-kv", "--seeds", seeds];
-    all.extend(FAULTS);
+    let mut all = vec!["explore", search, "--seeds", seeds];
+    all.extend(faults);
     all.extend(extra);
     all.extend(["--json", "--out", out.to_str().unwrap()]);
     let o = dsim(&all);

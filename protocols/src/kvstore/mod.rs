@@ -169,6 +169,39 @@ impl Kv {
     }
 }
 
+/// What a request asks, after "asks S1 to" or "pido a S1".
+pub fn request_words(op: OpRef<'_>, es: bool) -> String {
+    match (op, es) {
+        (OpRef::Put(key, value), false) => format!("write {key}={value}"),
+        (OpRef::Put(key, value), true) => format!("escribir {key}={value}"),
+        (OpRef::Get(key), false) => format!("read {key}"),
+        (OpRef::Get(key), true) => format!("leer {key}"),
+        (OpRef::Append(key, value), false) => format!("append {value} to {key}"),
+        (OpRef::Append(key, value), true) => format!("añadir {value} al final de {key}"),
+        (OpRef::Cas(key, Some(old), value), false) => {
+            format!("set {key}={value} if it holds {old}")
+        }
+        (OpRef::Cas(key, Some(old), value), true) => format!("poner {key}={value} si vale {old}"),
+        (OpRef::Cas(key, None, value), false) => format!("set {key}={value} if it is absent"),
+        (OpRef::Cas(key, None, value), true) => format!("poner {key}={value} si no existe"),
+    }
+}
+
+/// What a read or a compare-and-set answered, after "request 3" (nothing for a write).
+pub fn answer_words(answer: &Answer, es: bool) -> String {
+    match (answer, es) {
+        (Answer::Written, _) => String::new(),
+        (Answer::Value(Some(value)), false) => format!(" with {value}"),
+        (Answer::Value(Some(value)), true) => format!(" con {value}"),
+        (Answer::Value(None), false) => " with nothing (never written)".to_owned(),
+        (Answer::Value(None), true) => " sin valor (nunca escrita)".to_owned(),
+        (Answer::Swapped(true), false) => " (swapped)".to_owned(),
+        (Answer::Swapped(true), true) => " (cambiada)".to_owned(),
+        (Answer::Swapped(false), false) => " (not swapped: another value)".to_owned(),
+        (Answer::Swapped(false), true) => " (sin cambio: otro valor)".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

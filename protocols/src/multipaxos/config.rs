@@ -31,9 +31,22 @@ pub struct MultiPaxosConfig {
     /// Ballot b = round * `round_multiplier` + node id. Default 10 (n1's first ballot is 11).
     #[serde(default = "default_multiplier")]
     pub round_multiplier: u64,
+    /// Key-value clients, by name: nodes that take `Command("c1", Put("x", "1"))` (also
+    /// `Get`, `Append`, `Cas`) and send each request to the leader, through the log. Default
+    /// none (the lessons give values to replicas with `Submit`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<String>,
+    /// A client with no answer this long after a request sends it again, to the next replica.
+    /// Default 100 ms.
+    #[serde(default = "default_client_retry_ms")]
+    pub client_retry_ms: u64,
     /// Deliberate mistakes, all off by default, to show what each rule protects.
     #[serde(default)]
     pub bugs: Bugs,
+}
+
+fn default_client_retry_ms() -> u64 {
+    100
 }
 
 fn default_heartbeat_ms() -> u64 {
@@ -88,6 +101,11 @@ pub struct Bugs {
     /// as the chosen value (breaks applied-only-if-chosen: an old leader's value, never chosen).
     #[serde(default)]
     pub commit_any_ballot: bool,
+    /// The key-value state machine keeps no table of each client's last request: a retried
+    /// request logged twice (its first answer lost) is applied twice, an append doubled
+    /// (breaks linearizable).
+    #[serde(default)]
+    pub forget_requests: bool,
 }
 
 impl MultiPaxosConfig {
@@ -97,6 +115,11 @@ impl MultiPaxosConfig {
             .iter()
             .position(|n| n == name)
             .map(|i| i as u64 + 1)
+    }
+
+    /// Every node's name, in `NodeId` order: the replicas, then the clients.
+    pub fn names(&self) -> Vec<String> {
+        self.nodes.iter().chain(&self.clients).cloned().collect()
     }
 
     /// How many replicas make a majority.
@@ -114,19 +137,34 @@ fn problem(locate: Option<&str>, message: String) -> ConfigProblem {
 
 /// Problems parsing cannot see; empty when the config is fine.
 pub fn validate(config: &MultiPaxosConfig) -> Vec<ConfigProblem> {
-    let mut problems = name_problems(config.nodes.iter().cloned(), "replicas");
+    let roles = if config.clients.is_empty() {
+        "replicas"
+    } else {
+        "replicas and clients"
+    };
+    let mut problems = name_problems(config.names(), roles);
     if config.nodes.is_empty() {
         problems.push(problem(
             Some("nodes"),
             "`nodes` is empty: list the replicas, e.g. [\"n1\", \"n2\", \"n3\"]".into(),
         ));
     }
-    if config.nodes.len() > MAX_NODES {
+    let all = config.nodes.len() + config.clients.len();
+    if all > MAX_NODES {
         problems.push(problem(
             Some("nodes"),
             format!(
-                "{} replicas: a Multi-Paxos config runs at most {MAX_NODES}; use fewer",
-                config.nodes.len()
+                "{all} replicas and clients: a Multi-Paxos config runs at most {MAX_NODES}; \
+                 use fewer"
+            ),
+        ));
+    }
+    if config.client_retry_ms == 0 || config.client_retry_ms > MAX_MS {
+        problems.push(problem(
+            Some("client_retry_ms"),
+            format!(
+                "`client_retry_ms` {} is out of range: use 1 to {MAX_MS} ms (default 100)",
+                config.client_retry_ms
             ),
         ));
     }

@@ -5,8 +5,10 @@
 //! `Applied(node: "n3", log: ["a", "b"])`, `Leader("n1")` (leads at the end),
 //! `PhaseOneRuns(1)` (how many times phase 1 ran: once for a stable leader),
 //! `Recovered(slot: 2, value: "b")` (a new leader re-proposed an open slot's value),
-//! `PreemptedAtLeast(2)` (ballots overtaken: a duel). Logs and leaders read the replicas'
-//! final state; the others read the notes.
+//! `PreemptedAtLeast(2)` (ballots overtaken: a duel); for the key-value store,
+//! `Acknowledged(client: "c1", requests: 3)` (answers a client got) and
+//! `Value(node: "n2", key: "x", value: Some("2"))` (a replica's state machine at the end). Logs,
+//! leaders and values read the replicas' final state; the others read the notes.
 
 use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::msg::Slot;
@@ -45,6 +47,22 @@ pub enum MultiPaxosExpect {
     },
     /// At least this many ballots were overtaken by higher ones (would-be leaders dueling).
     PreemptedAtLeast(u32),
+    /// Key-value client `client` got exactly this many answers.
+    Acknowledged {
+        /// The client.
+        client: String,
+        /// Requests answered.
+        requests: u64,
+    },
+    /// Replica `node`'s state machine ends with `key` holding `value` (`None`: never written).
+    Value {
+        /// The replica.
+        node: String,
+        /// The key.
+        key: String,
+        /// Its value.
+        value: Option<String>,
+    },
 }
 
 fn show(log: &[impl AsRef<str>]) -> String {
@@ -77,6 +95,7 @@ pub fn check_in(
     let applied = |node: &str| -> Result<Vec<String>, String> {
         outcome
             .actor(node)
+            .and_then(MultiPaxosNode::replica)
             .map(|a| a.applied_log().iter().map(|v| v.to_string()).collect())
             .ok_or_else(|| {
                 say(
@@ -181,12 +200,14 @@ pub fn check_in(
         MultiPaxosExpect::Leader(node) => {
             let leading = outcome
                 .actor(node)
+                .and_then(MultiPaxosNode::replica)
                 .is_some_and(|a| matches!(a.role, Role::Leading { .. }));
             let leaders: Vec<&str> = nodes
                 .iter()
                 .filter(|n| {
                     outcome
                         .actor(n)
+                        .and_then(MultiPaxosNode::replica)
                         .is_some_and(|a| matches!(a.role, Role::Leading { .. }))
                 })
                 .map(String::as_str)
@@ -243,7 +264,7 @@ pub fn check_in(
                     value: v,
                     b,
                     from_b,
-                } if s == slot && **v == **value => Some((node.to_string(), *b, *from_b)),
+                } if s == slot && v.to_string() == **value => Some((node.to_string(), *b, *from_b)),
                 _ => None,
             });
             match found {
@@ -279,15 +300,73 @@ pub fn check_in(
                 ))
             }
         }
+        MultiPaxosExpect::Acknowledged { client, requests } => {
+            let got = outcome
+                .actor(client)
+                .and_then(MultiPaxosNode::client)
+                .map(|c| c.acknowledged())
+                .ok_or_else(|| {
+                    say(
+                        format!("there is no client {client}"),
+                        format!("no existe el cliente {client}"),
+                    )
+                })?;
+            if got == *requests {
+                Ok(say(
+                    format!("{client} got {got} answer(s)"),
+                    format!("{client} recibió {got} respuesta(s)"),
+                ))
+            } else {
+                Err(say(
+                    format!("expected {client} to get {requests} answer(s), but it got {got}"),
+                    format!(
+                        "se esperaba que {client} recibiera {requests} respuesta(s), pero recibió {got}"
+                    ),
+                ))
+            }
+        }
+        MultiPaxosExpect::Value { node, key, value } => {
+            let got = outcome
+                .actor(node)
+                .and_then(MultiPaxosNode::replica)
+                .map(|r| r.kv.get(key).map(str::to_owned))
+                .ok_or_else(|| {
+                    say(
+                        format!("there is no replica {node}"),
+                        format!("no existe la réplica {node}"),
+                    )
+                })?;
+            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "absent".to_owned());
+            if got == *value {
+                Ok(say(
+                    format!("{node} holds {key} = {}", show(value)),
+                    format!("{node} tiene {key} = {}", show(value)),
+                ))
+            } else {
+                Err(say(
+                    format!(
+                        "expected {node} to hold {key} = {}, but it holds {}",
+                        show(value),
+                        show(&got)
+                    ),
+                    format!(
+                        "se esperaba que {node} tuviera {key} = {}, pero tiene {}",
+                        show(value),
+                        show(&got)
+                    ),
+                ))
+            }
+        }
     }
 }
 
 /// Node names an expectation mentions.
 pub fn expect_nodes(expect: &MultiPaxosExpect) -> Vec<String> {
     match expect {
-        MultiPaxosExpect::Applied { node, .. } | MultiPaxosExpect::Leader(node) => {
-            vec![node.clone()]
-        }
+        MultiPaxosExpect::Applied { node, .. }
+        | MultiPaxosExpect::Leader(node)
+        | MultiPaxosExpect::Value { node, .. }
+        | MultiPaxosExpect::Acknowledged { client: node, .. } => vec![node.clone()],
         _ => Vec::new(),
     }
 }

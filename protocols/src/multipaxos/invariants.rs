@@ -45,7 +45,7 @@ impl SlotLedger {
     pub fn accept(&mut self, node: &str, b: Ballot, slot: Slot, value: &Value) -> Option<String> {
         let who = self.nodes.binary_search_by(|n| (**n).cmp(node)).ok()?;
         let list = self.accepts.entry(slot).or_default();
-        let at = match list.binary_search_by(|(m, v, _)| m.cmp(&b).then_with(|| (**v).cmp(value))) {
+        let at = match list.binary_search_by(|(m, v, _)| m.cmp(&b).then_with(|| v.cmp(value))) {
             Ok(i) => i,
             Err(i) => {
                 list.insert(i, (b, value.clone(), 0));

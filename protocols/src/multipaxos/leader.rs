@@ -8,17 +8,18 @@
 //! nobody reported is a gap, filled with a no-op so that the log has no hole.
 
 use crate::common::NodeSet;
+use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::ballot;
 use crate::multipaxos::msg::{Ballot, MultiPaxosMsg, NO_OP, Report, Slot, Value};
-use crate::multipaxos::node::{Candidacy, MultiPaxosNode, MultiPaxosTimer, OpenSlot, Role};
+use crate::multipaxos::node::{Candidacy, MultiPaxosTimer, OpenSlot, Replica, Role};
 use crate::multipaxos::notes::{MultiPaxosNote, Source};
 use sim_core::{Context, NodeId};
 use std::collections::BTreeMap;
 
-impl MultiPaxosNode {
+impl Replica {
     /// Phase 1a: a ballot above every one heard of, for every slot from the first one this
     /// node does not know chosen; its own promise counts at once.
-    pub(crate) fn start_phase_1(&mut self, ctx: &mut Context<'_, Self>) {
+    pub(crate) fn start_phase_1(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         let setup = self.setup.clone();
         let seen = self.seen.max(self.acceptor.promised);
         self.round = (self.round + 1).max(seen / setup.multiplier + 1);
@@ -54,7 +55,7 @@ impl MultiPaxosNode {
     /// Phase 1b arrives: at a majority of promises, this node leads.
     pub(crate) fn on_promise(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         from: NodeId,
         b: Ballot,
         accepted: Vec<Report>,
@@ -79,7 +80,7 @@ impl MultiPaxosNode {
 
     /// Phase 1 is complete: recover every open slot (the highest-ballot value a promise
     /// reported, a no-op for a gap), then propose the values waiting here.
-    fn become_leader(&mut self, ctx: &mut Context<'_, Self>) {
+    fn become_leader(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         let Role::Preparing { b, from, promises } =
             std::mem::replace(&mut self.role, Role::Follower { leader: None })
         else {
@@ -162,7 +163,7 @@ impl MultiPaxosNode {
     }
 
     /// The leader's next free slot, taken.
-    fn take_slot(&mut self) -> Slot {
+    pub(crate) fn take_slot(&mut self) -> Slot {
         let Role::Leading { next, .. } = &mut self.role else {
             return 0;
         };
@@ -171,7 +172,12 @@ impl MultiPaxosNode {
     }
 
     /// Phase 2a of one slot: vote for it, then ask every other acceptor.
-    fn propose(&mut self, ctx: &mut Context<'_, Self>, slot: Slot, value: Value) {
+    pub(crate) fn propose(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        slot: Slot,
+        value: Value,
+    ) {
         let Some(b) = self.own_ballot() else {
             return;
         };
@@ -208,7 +214,7 @@ impl MultiPaxosNode {
     /// Phase 2b arrives at the leader.
     pub(crate) fn on_accepted(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         from: NodeId,
         b: Ballot,
         slot: Slot,
@@ -232,7 +238,7 @@ impl MultiPaxosNode {
     }
 
     /// A slot with a majority of accepts is chosen: the leader learns it.
-    fn count_accept(&mut self, ctx: &mut Context<'_, Self>, slot: Slot) {
+    fn count_accept(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, slot: Slot) {
         let majority = self.setup.majority();
         let Role::Leading { open, .. } = &mut self.role else {
             return;
@@ -249,7 +255,12 @@ impl MultiPaxosNode {
     }
 
     /// A nack: if it names a ballot above this node's phase 1 or leadership, that is over.
-    pub(crate) fn on_nack(&mut self, ctx: &mut Context<'_, Self>, b: Ballot, promised: Ballot) {
+    pub(crate) fn on_nack(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        b: Ballot,
+        promised: Ballot,
+    ) {
         if self.own_ballot() == Some(b) && promised > b {
             self.hear(ctx, promised);
         } else {
@@ -259,7 +270,7 @@ impl MultiPaxosNode {
 
     /// The leader's period: a heartbeat with the commit point to everyone, and every open
     /// slot's accept again to whoever has not answered it (a lost accept or reply).
-    pub(crate) fn on_heartbeat_timer(&mut self, ctx: &mut Context<'_, Self>) {
+    pub(crate) fn on_heartbeat_timer(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         let Role::Leading { b, open, .. } = &mut self.role else {
             return;
         };
@@ -293,7 +304,7 @@ impl MultiPaxosNode {
 
     /// Phase 1 of `b` ran out of time without a majority: the distinguished proposer tries
     /// again at once with a higher ballot; anyone else waits for a leader.
-    pub(crate) fn on_phase_timeout(&mut self, ctx: &mut Context<'_, Self>, b: Ballot) {
+    pub(crate) fn on_phase_timeout(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, b: Ballot) {
         let Role::Preparing {
             b: current,
             promises,
@@ -321,7 +332,7 @@ impl MultiPaxosNode {
     /// keeps it until applied and sends it on to the leader it knows.
     pub(crate) fn submit(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         value: Value,
         via: Option<NodeId>,
     ) {

@@ -62,6 +62,8 @@
 //! - [`config`]: settings and bug knobs; [`invariants`]; [`expect`]; [`narrate`]: the story.
 //! - [`protocol`]: the [`MultiPaxos`] plug for scenarios.
 
+pub mod actor;
+pub mod client;
 pub mod config;
 pub mod expect;
 pub mod invariants;
@@ -72,10 +74,11 @@ pub mod node;
 pub mod notes;
 pub mod protocol;
 
+pub use actor::MultiPaxosNode;
 pub use config::{Bugs, Election, MultiPaxosConfig};
 pub use expect::MultiPaxosExpect;
-pub use msg::{Ballot, MultiPaxosMsg, Slot};
-pub use node::{MultiPaxosCommand, MultiPaxosNode, MultiPaxosTimer};
+pub use msg::{Ballot, ClientRequest, MultiPaxosMsg, Slot, Value};
+pub use node::{MultiPaxosCommand, MultiPaxosTimer, Replica};
 pub use notes::MultiPaxosNote;
 pub use protocol::MultiPaxos;
 #[cfg(test)]

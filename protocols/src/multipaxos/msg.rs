@@ -6,7 +6,12 @@
 //! point of Multi-Paxos. Phase 2 (`Accept` / `Accepted`) runs once per slot. This module only
 //! describes payloads; who sends what is `node` and `leader`.
 
+use crate::kvstore::Answer;
+use crate::linearizability::{KvMap, KvOp, Spec};
 use serde::{Deserialize, Serialize};
+use sim_core::{Name, NodeId};
+use std::fmt;
+use std::sync::Arc;
 
 /// A ballot (a proposal number): `round * multiplier + node id`, unique per node and round.
 pub type Ballot = u64;
@@ -14,9 +19,46 @@ pub type Ballot = u64;
 /// A log position, from 1.
 pub type Slot = u64;
 
-/// A log entry's value: interned text (see [`sim_core::Name`]), copied by pointer into every
-/// message, acceptor and learner that holds it.
-pub type Value = sim_core::Name;
+/// A log entry's value: a text given to a replica (the lessons' `Submit("x")`, and the no-op
+/// of a gap), or a client's request to the key-value store. Either is copied by pointer into
+/// every message, acceptor and learner that holds it. A text is written in a trace as the
+/// plain string it always was; a request as its fields.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A text: interned (see [`sim_core::Name`]); the same text twice is one command.
+    Text(Name),
+    /// A client's request: two requests are one only if client and number match.
+    Request(Arc<ClientRequest>),
+}
+
+impl From<&str> for Value {
+    fn from(text: &str) -> Self {
+        Value::Text(Name::from(text))
+    }
+}
+
+/// As the story shows it: the text, or "c1#2 put(x, 1)".
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Text(text) => f.write_str(text),
+            Value::Request(r) => write!(f, "{}#{} {}", r.client, r.seq, KvMap::describe(&r.op)),
+        }
+    }
+}
+
+/// A key-value client's request, the value of a log entry: the client and its request number
+/// make it unique, so the state machine applies it once however often it is logged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClientRequest {
+    /// The client's name.
+    pub client: Name,
+    /// The client's request number, from 1.
+    pub seq: u64,
+    /// What it asks of the store.
+    pub op: KvOp,
+}
 
 /// What an acceptor reports of one slot in a promise: (slot, ballot it accepted at, value).
 pub type Report = (Slot, Ballot, Value);
@@ -95,6 +137,23 @@ pub enum MultiPaxosMsg {
         /// The value to put in the log.
         value: Value,
     },
+    /// A key-value client to a replica: "log this request" (a retry keeps its number).
+    Request {
+        /// The request.
+        request: Arc<ClientRequest>,
+    },
+    /// A replica's answer to a client's request.
+    Reply {
+        /// The request answered.
+        seq: u64,
+        /// Applied at this slot; `None`: this replica does not lead, see `leader`.
+        slot: Option<Slot>,
+        /// When not answered: the leader this replica follows, to redirect the client.
+        leader: Option<NodeId>,
+        /// What the state machine answered (left out for a write).
+        #[serde(default, skip_serializing_if = "Answer::is_written")]
+        answer: Answer,
+    },
 }
 
 /// The most entries one `Decided` carries; a replica further behind asks again.
@@ -109,5 +168,7 @@ sim_core::message!(MultiPaxosMsg {
     Heartbeat,
     CatchUp,
     Decided,
-    Forward
+    Forward,
+    Request,
+    Reply
 });

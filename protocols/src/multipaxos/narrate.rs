@@ -4,6 +4,8 @@
 //! Lines follow single-decree Paxos's story (`fase 1: prepare(...)`, `ELEGIDO`, `ADOPTO`), with
 //! the log's words: an entry, the leader, its commit point, catching up.
 
+use crate::kvstore::{answer_words, request_words};
+use crate::linearizability::KvOp;
 use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::msg::MultiPaxosMsg;
 use crate::multipaxos::notes::{MultiPaxosNote, Source};
@@ -110,8 +112,50 @@ fn note_line(node: &str, note: &MultiPaxosNote, lang: Lang) -> String {
         N::PhaseFailed {
             promises, needed, ..
         } => format!("fase 1 fallida: {promises} promesas < mayoría {needed}"),
+        N::Requested { .. } | N::Redirected { .. } | N::Retried { .. } | N::Acknowledged { .. } => {
+            client_line(note, !en)
+        }
     };
     format!("[{node}] {text}")
+}
+
+/// The lines of a key-value client: what it asks, where, and what it is told.
+fn client_line(note: &MultiPaxosNote, es: bool) -> String {
+    use MultiPaxosNote as N;
+    match note {
+        N::Requested { seq, server, op } => {
+            let what = request_words(op.into(), es);
+            if es {
+                format!("pido a {server} {what} (petición {seq})")
+            } else {
+                format!("asks {server} to {what} (request {seq})")
+            }
+        }
+        N::Redirected { from, to, .. } if es => {
+            format!("{from} no es el líder y me remite a {to}")
+        }
+        N::Redirected { from, to, .. } => {
+            format!("{from} is not the leader and redirects it to {to}")
+        }
+        N::Retried { seq, server } if es => {
+            format!("sin respuesta a la petición {seq}, lo intento con {server}")
+        }
+        N::Retried { seq, server } => format!("no answer to request {seq}, trying {server}"),
+        N::Acknowledged {
+            seq,
+            slot,
+            server,
+            answer,
+        } => {
+            let with = answer_words(answer, es);
+            if es {
+                format!("{server} confirma la petición {seq}{with}, aplicada en la entrada {slot}")
+            } else {
+                format!("{server} acknowledges request {seq}{with}, applied at entry {slot}")
+            }
+        }
+        other => format!("{other:?}"),
+    }
 }
 
 /// The course-style line for `record`, or `None` for what the generic narrator tells.
@@ -132,8 +176,16 @@ pub fn narrate(record: &Record<MultiPaxosNode>, lang: Lang) -> Option<String> {
 }
 
 /// The events the lessons are about: a leader after phase 1, a recovered entry, an entry
-/// chosen or caught up, a ballot overtaken.
+/// chosen or caught up, a ballot overtaken; and a client's read or compare-and-set with its
+/// answer (what a linearizability check is about).
 pub fn is_key(record: &Record<MultiPaxosNode>) -> bool {
+    if let Event::Note { note, .. } = &record.event {
+        match note {
+            MultiPaxosNote::Requested { op, .. } => return !matches!(op, KvOp::Put(..)),
+            MultiPaxosNote::Acknowledged { answer, .. } => return !answer.is_written(),
+            _ => {}
+        }
+    }
     matches!(
         &record.event,
         Event::Note {

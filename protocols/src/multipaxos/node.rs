@@ -5,16 +5,23 @@
 //! is never reused. The role (follower, would-be leader, leader) and the values waiting to be
 //! logged are volatile, lost in a crash. This module holds the state, the acceptor and the
 //! learner; the proposer's side (phase 1 once, phase 2 per entry, heartbeats) is `leader`.
+//! A replica also runs the key-value state machine over its applied log and answers the
+//! clients' requests (`client`).
 
 use crate::common::{NodeSet, Shared};
+use crate::kvstore::{Answer, Kv, OpRef};
+use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::{Bugs, Election, MultiPaxosConfig};
-use crate::multipaxos::msg::{Ballot, CATCH_UP_BATCH, MultiPaxosMsg, Report, Slot, Value};
+use crate::multipaxos::msg::{
+    Ballot, CATCH_UP_BATCH, ClientRequest, MultiPaxosMsg, Report, Slot, Value,
+};
 use crate::multipaxos::notes::{MultiPaxosNote, Source};
 use serde::{Deserialize, Serialize};
-use sim_core::{Actor, Context, Duration, NodeId, RoleClaim};
+use sim_core::{Context, Duration, Name, NodeId, RoleClaim};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
-/// What a scenario can tell a replica.
+/// What a scenario can tell a replica (`Submit`, `Lead`) or a key-value client (the rest).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum MultiPaxosCommand {
@@ -23,6 +30,16 @@ pub enum MultiPaxosCommand {
     Submit(String),
     /// Run phase 1 now, with a ballot above every one seen (RON: `Lead`).
     Lead,
+    /// To a key-value client: write `key = value` through the log:
+    /// `Command("c1", Put("x", "1"))`.
+    Put(String, String),
+    /// To a client: read `key` through the log: `Command("c1", Get("x"))`.
+    Get(String),
+    /// To a client: add `value` at the end of `key`'s value: `Command("c1", Append("x", "a"))`.
+    Append(String, String),
+    /// To a client: set `key` to the third value if it holds the second (`None`: if absent):
+    /// `Command("c1", Cas("x", Some("1"), "2"))`.
+    Cas(String, Option<String>, String),
 }
 
 /// Timer tags.
@@ -34,6 +51,11 @@ pub enum MultiPaxosTimer {
     Heartbeat,
     /// Phase 1 of this ballot did not reach a majority in time.
     Phase(Ballot),
+    /// A client's request `seq` went unanswered: send it again, to the next replica.
+    ClientRetry {
+        /// The request.
+        seq: u64,
+    },
 }
 
 /// How leaders come to be, resolved for one node.
@@ -68,6 +90,8 @@ pub struct Setup {
     pub candidacy: Candidacy,
     /// Deliberate mistakes in force.
     pub bugs: Bugs,
+    /// The key-value clients, by name: client i is node `size + i`.
+    pub clients: Vec<Name>,
 }
 
 impl Setup {
@@ -141,7 +165,7 @@ pub enum Role {
 
 /// One Multi-Paxos replica.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct MultiPaxosNode {
+pub struct Replica {
     /// Read-only facts (left out of the state's hash).
     pub setup: Shared<Setup>,
     /// The acceptor's memory (durable).
@@ -156,10 +180,12 @@ pub struct MultiPaxosNode {
     pub role: Role,
     /// Clients' values given to this node and not yet applied here (volatile).
     pub pending: Vec<Value>,
+    /// The key-value state machine the applied log built (durable, like the log it follows).
+    pub kv: Kv,
 }
 
-impl MultiPaxosNode {
-    /// Node `name` of `config`.
+impl Replica {
+    /// Replica `name` of `config`.
     pub fn from_config(config: &MultiPaxosConfig, name: &str) -> Self {
         let id = config.id_of(name).unwrap_or(0);
         let peers = (0..config.nodes.len())
@@ -171,7 +197,7 @@ impl MultiPaxosNode {
             Election::Fixed(leader) if leader == name => Candidacy::Distinguished,
             Election::Fixed(_) => Candidacy::OnCommand,
         };
-        MultiPaxosNode {
+        Replica {
             setup: Shared::new(Setup {
                 id,
                 me: NodeId(id.saturating_sub(1) as u32),
@@ -182,6 +208,11 @@ impl MultiPaxosNode {
                 phase_timeout: Duration::from_millis(config.phase_timeout_ms),
                 candidacy,
                 bugs: config.bugs,
+                clients: config
+                    .clients
+                    .iter()
+                    .map(|c| Name::from(c.as_str()))
+                    .collect(),
             }),
             acceptor: AcceptorState::default(),
             learner: LearnerState::default(),
@@ -189,6 +220,7 @@ impl MultiPaxosNode {
             seen: 0,
             role: Role::Follower { leader: None },
             pending: Vec::new(),
+            kv: Kv::default(),
         }
     }
 
@@ -220,7 +252,7 @@ impl MultiPaxosNode {
     // ----- timers -----------------------------------------------------------------------------
 
     /// Re-arms the election timer, when this node elects itself by timeout.
-    pub(crate) fn reset_election_timer(&mut self, ctx: &mut Context<'_, Self>) {
+    pub(crate) fn reset_election_timer(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         if let Candidacy::Timeout(min, max) = self.setup.candidacy {
             let ms = ctx.random_between(min, max);
             ctx.set_timer(MultiPaxosTimer::Election, Duration::from_millis(ms));
@@ -230,7 +262,7 @@ impl MultiPaxosNode {
     /// Notes a ballot heard of; if it overtakes this node's own phase 1 or leadership, the node
     /// steps down (it learns of the higher ballot from a nack, or from a prepare, accept or
     /// heartbeat it sees).
-    pub(crate) fn hear(&mut self, ctx: &mut Context<'_, Self>, b: Ballot) {
+    pub(crate) fn hear(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, b: Ballot) {
         self.seen = self.seen.max(b);
         if let Some(mine) = self.own_ballot()
             && b > mine
@@ -241,7 +273,7 @@ impl MultiPaxosNode {
     }
 
     /// Back to following nobody: the leader's timers stop, the election timer starts.
-    pub(crate) fn step_down(&mut self, ctx: &mut Context<'_, Self>) {
+    pub(crate) fn step_down(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         if let Some(b) = self.own_ballot() {
             ctx.cancel_timer(MultiPaxosTimer::Phase(b));
         }
@@ -253,7 +285,13 @@ impl MultiPaxosNode {
     /// Follows `leader` at ballot `b`: the election timer restarts, and a new leader (or, with
     /// `resend`, any: a heartbeat's period is the retry of a lost forward) gets the values
     /// waiting here.
-    fn follow(&mut self, ctx: &mut Context<'_, Self>, leader: NodeId, b: Ballot, resend: bool) {
+    fn follow(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        leader: NodeId,
+        b: Ballot,
+        resend: bool,
+    ) {
         if self.own_ballot().is_some() {
             return;
         }
@@ -281,7 +319,13 @@ impl MultiPaxosNode {
     // ----- acceptor ---------------------------------------------------------------------------
 
     /// Phase 1b: promise `b` for every slot from `from` on, reporting what was accepted there.
-    fn on_prepare(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, b: Ballot, first: Slot) {
+    fn on_prepare(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        from: NodeId,
+        b: Ballot,
+        first: Slot,
+    ) {
         self.hear(ctx, b);
         let a = &mut self.acceptor;
         // `b == promised` is the same request again (ballots are unique): answered alike.
@@ -312,7 +356,7 @@ impl MultiPaxosNode {
     /// it did. The leader calls it for its own vote too.
     pub(crate) fn accept(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         b: Ballot,
         slot: Slot,
         value: &Value,
@@ -332,7 +376,7 @@ impl MultiPaxosNode {
     }
 
     /// Phase 2b from a leader, with its commit point.
-    fn on_accept(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: AcceptMsg) {
+    fn on_accept(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, from: NodeId, msg: AcceptMsg) {
         let AcceptMsg {
             b,
             slot,
@@ -352,7 +396,13 @@ impl MultiPaxosNode {
     }
 
     /// A leader's heartbeat: follow it if its ballot is current, else tell it it is not.
-    fn on_heartbeat(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, b: Ballot, upto: Slot) {
+    fn on_heartbeat(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        from: NodeId,
+        b: Ballot,
+        upto: Slot,
+    ) {
         self.hear(ctx, b);
         if b < self.acceptor.promised {
             let promised = self.acceptor.promised;
@@ -371,7 +421,7 @@ impl MultiPaxosNode {
     /// ballot); at the first slot it lacks, it asks the leader for the rest.
     fn learn_committed(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         leader: NodeId,
         b: Ballot,
         upto: Slot,
@@ -395,7 +445,7 @@ impl MultiPaxosNode {
     }
 
     /// The leader's answer to a catch-up request: chosen entries from `from` on.
-    fn on_catch_up(&mut self, ctx: &mut Context<'_, Self>, to: NodeId, from: Slot) {
+    fn on_catch_up(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, to: NodeId, from: Slot) {
         if !matches!(self.role, Role::Leading { .. }) {
             return;
         }
@@ -414,7 +464,7 @@ impl MultiPaxosNode {
     /// Slot `slot` is chosen with `value`: logged, then applied in slot order.
     pub(crate) fn learn(
         &mut self,
-        ctx: &mut Context<'_, Self>,
+        ctx: &mut Context<'_, MultiPaxosNode>,
         slot: Slot,
         value: Value,
         how: Source,
@@ -434,24 +484,91 @@ impl MultiPaxosNode {
         });
         if self.setup.bugs.apply_out_of_order && slot > l.applied {
             l.applied_early.insert(slot);
-            ctx.note(MultiPaxosNote::Applied {
-                slot,
-                value: value.clone(),
-            });
-            self.pending.retain(|p| *p != value);
+            self.apply(ctx, slot, value);
         }
-        let l = &mut self.learner;
-        while let Some(value) = l.chosen.get(&(l.applied + 1)) {
+        loop {
+            let l = &mut self.learner;
+            let Some(value) = l.chosen.get(&(l.applied + 1)).cloned() else {
+                break;
+            };
             l.applied += 1;
-            if l.applied_early.remove(&l.applied) {
-                continue;
+            let slot = l.applied;
+            if !l.applied_early.remove(&slot) {
+                self.apply(ctx, slot, value);
             }
-            let value = value.clone();
-            ctx.note(MultiPaxosNote::Applied {
-                slot: l.applied,
-                value: value.clone(),
-            });
-            self.pending.retain(|p| *p != value);
+        }
+    }
+
+    /// Applies `slot`'s `value` to the state machine: a client's request takes effect (once
+    /// per client and number), and a leader answers the client.
+    fn apply(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, slot: Slot, value: Value) {
+        ctx.note(MultiPaxosNote::Applied {
+            slot,
+            value: value.clone(),
+        });
+        self.pending.retain(|p| *p != value);
+        let Value::Request(request) = value else {
+            return;
+        };
+        let forget = self.setup.bugs.forget_requests;
+        let op = OpRef::from(&request.op);
+        let (at, answer) = self
+            .kv
+            .apply(&request.client, request.seq, op, slot, forget);
+        if matches!(self.role, Role::Leading { .. }) {
+            self.reply(ctx, &request, Some(at), answer);
+        }
+    }
+
+    /// Answers `request`'s client: applied at `slot` with `answer`, or (no slot) not here.
+    fn reply(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        request: &ClientRequest,
+        slot: Option<Slot>,
+        answer: Answer,
+    ) {
+        let Some(i) = self.setup.clients.iter().position(|c| *c == request.client) else {
+            return;
+        };
+        let leader = if slot.is_none() { self.leader() } else { None };
+        let to = NodeId((self.setup.size + i) as u32);
+        let seq = request.seq;
+        ctx.send(
+            to,
+            MultiPaxosMsg::Reply {
+                seq,
+                slot,
+                leader,
+                answer,
+            },
+        );
+    }
+
+    /// A client's request: answered at once if already applied here (a retry whose answer
+    /// was lost), logged by a leader unless it is in phase 2 already, and otherwise refused
+    /// with the name of the leader this replica follows.
+    fn on_request(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, request: Arc<ClientRequest>) {
+        if !self.setup.bugs.forget_requests
+            && let Some((at, answer)) = self.kv.applied_at(&request.client, request.seq)
+        {
+            self.reply(ctx, &request, Some(at), answer);
+            return;
+        }
+        let value = Value::Request(request);
+        match &self.role {
+            Role::Leading { open, .. } => {
+                if !open.values().any(|o| o.value == value) {
+                    let slot = self.take_slot();
+                    self.propose(ctx, slot, value);
+                }
+            }
+            Role::Follower { .. } | Role::Preparing { .. } => {
+                let Value::Request(request) = &value else {
+                    return;
+                };
+                self.reply(ctx, request, None, Answer::Written);
+            }
         }
     }
 }
@@ -464,15 +581,10 @@ struct AcceptMsg {
     committed: Slot,
 }
 
-impl Actor for MultiPaxosNode {
-    type Msg = MultiPaxosMsg;
-    type Timer = MultiPaxosTimer;
-    type Note = MultiPaxosNote;
-    type Command = MultiPaxosCommand;
-
-    const ROLES: &'static [&'static str] = &["leader", "candidate"];
-
-    fn claim(&self) -> Option<RoleClaim> {
+/// The replica's handlers, called by the actor that hosts it ([`MultiPaxosNode`]).
+impl Replica {
+    /// Its role now: "leader" or "candidate" at its ballot, nothing as a follower.
+    pub fn claim(&self) -> Option<RoleClaim> {
         match &self.role {
             Role::Leading { b, .. } => Some(RoleClaim {
                 role: "leader",
@@ -486,13 +598,7 @@ impl Actor for MultiPaxosNode {
         }
     }
 
-    /// Equal state of the same node: the setup (its id, its peers) is left out of `==` and
-    /// of the hash, and two replicas in equal states are still two different nodes.
-    fn same_state(&self, other: &Self) -> bool {
-        self.setup.me == other.setup.me && self == other
-    }
-
-    fn on_start(&mut self, ctx: &mut Context<'_, Self>) {
+    pub(crate) fn on_start(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
         match self.setup.candidacy {
             Candidacy::Timeout(..) => self.reset_election_timer(ctx),
             Candidacy::Distinguished => self.start_phase_1(ctx),
@@ -500,7 +606,12 @@ impl Actor for MultiPaxosNode {
         }
     }
 
-    fn on_message(&mut self, ctx: &mut Context<'_, Self>, from: NodeId, msg: MultiPaxosMsg) {
+    pub(crate) fn on_message(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        from: NodeId,
+        msg: MultiPaxosMsg,
+    ) {
         use MultiPaxosMsg as M;
         match msg {
             M::Prepare { b, from: first } => self.on_prepare(ctx, from, b, first),
@@ -530,10 +641,16 @@ impl Actor for MultiPaxosNode {
                 }
             }
             M::Forward { value } => self.submit(ctx, value, Some(from)),
+            M::Request { request } => self.on_request(ctx, request),
+            M::Reply { .. } => {}
         }
     }
 
-    fn on_timer(&mut self, ctx: &mut Context<'_, Self>, timer: MultiPaxosTimer) {
+    pub(crate) fn on_timer(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        timer: MultiPaxosTimer,
+    ) {
         match timer {
             MultiPaxosTimer::Election => {
                 if matches!(self.role, Role::Follower { .. }) {
@@ -542,10 +659,15 @@ impl Actor for MultiPaxosNode {
             }
             MultiPaxosTimer::Heartbeat => self.on_heartbeat_timer(ctx),
             MultiPaxosTimer::Phase(b) => self.on_phase_timeout(ctx, b),
+            MultiPaxosTimer::ClientRetry { .. } => {}
         }
     }
 
-    fn on_command(&mut self, ctx: &mut Context<'_, Self>, command: MultiPaxosCommand) {
+    pub(crate) fn on_command(
+        &mut self,
+        ctx: &mut Context<'_, MultiPaxosNode>,
+        command: MultiPaxosCommand,
+    ) {
         match command {
             MultiPaxosCommand::Submit(value) => self.submit(ctx, value.as_str().into(), None),
             MultiPaxosCommand::Lead => {
@@ -556,10 +678,12 @@ impl Actor for MultiPaxosNode {
                 }
                 self.start_phase_1(ctx);
             }
+            // A client's command: refused before a run starts (`command_problem`).
+            _ => {}
         }
     }
 
-    fn on_crash(&mut self) {
+    pub(crate) fn on_crash(&mut self) {
         self.role = Role::Follower { leader: None };
         self.pending.clear();
     }

@@ -4,8 +4,11 @@
 //! and a trace file: what each acceptor promised and accepted in which slot, what each leader
 //! proposed and recovered, what each learner learned and applied.
 
+use crate::kvstore::Answer;
+use crate::linearizability::KvOp;
 use crate::multipaxos::msg::{Ballot, Slot, Value};
 use serde::{Deserialize, Serialize};
+use sim_core::Name;
 
 /// How a learner came to know a slot's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -120,4 +123,62 @@ pub enum MultiPaxosNote {
         /// The majority needed.
         needed: u32,
     },
+    /// Client: sends its request `seq`, `op`, to `server` (the call of the operation).
+    Requested {
+        /// The client's request number.
+        seq: u64,
+        /// The replica it went to.
+        server: Name,
+        /// What it asks.
+        op: KvOp,
+    },
+    /// Client: `from` does not lead and named `to`; the client sends there.
+    Redirected {
+        /// The request.
+        seq: u64,
+        /// The replica that answered.
+        from: Name,
+        /// The leader it named.
+        to: Name,
+    },
+    /// Client: no answer in time; it sends the request again, to `server`.
+    Retried {
+        /// The request.
+        seq: u64,
+        /// The replica it tries now.
+        server: Name,
+    },
+    /// Client: `server` answered request `seq`, applied at `slot` (the return of the
+    /// operation).
+    Acknowledged {
+        /// The request.
+        seq: u64,
+        /// The slot it took effect at.
+        slot: Slot,
+        /// The replica that answered.
+        server: Name,
+        /// What the state machine answered (left out for a write).
+        #[serde(default, skip_serializing_if = "Answer::is_written")]
+        answer: Answer,
+    },
+}
+
+impl crate::kvstore::history::ClientNotes for crate::multipaxos::MultiPaxosNode {
+    fn is_client_event(note: &MultiPaxosNote) -> bool {
+        matches!(
+            note,
+            MultiPaxosNote::Requested { .. } | MultiPaxosNote::Acknowledged { .. }
+        )
+    }
+
+    fn client_event(note: &MultiPaxosNote) -> Option<crate::kvstore::history::ClientEvent> {
+        use crate::kvstore::history::ClientEvent;
+        match note {
+            MultiPaxosNote::Requested { op, .. } => Some(ClientEvent::Call(op.clone())),
+            MultiPaxosNote::Acknowledged { answer, .. } => {
+                Some(ClientEvent::Return(answer.kv_ret()))
+            }
+            _ => None,
+        }
+    }
 }

@@ -1,6 +1,9 @@
 //! How Multi-Paxos plugs into scenarios: [`MultiPaxos`], its model (`sim_core::Protocol`) and
 //! its story (`traces::Story`). It only wires the other modules together.
 
+use crate::kvstore::history::{self, Linearizable};
+use crate::linearizability::{KvMap, Spec};
+use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::{self, Election, MultiPaxosConfig};
 use crate::multipaxos::expect::{self, MultiPaxosExpect};
 use crate::multipaxos::invariants::{
@@ -8,12 +11,13 @@ use crate::multipaxos::invariants::{
 };
 use crate::multipaxos::msg::NO_OP;
 use crate::multipaxos::narrate;
-use crate::multipaxos::node::{MultiPaxosCommand, MultiPaxosNode};
+use crate::multipaxos::node::MultiPaxosCommand;
 use sim_core::exhaustive::Sometimes;
 use sim_core::{
     BugKnob, ConfigProblem, Duration, Event, Instant, Invariant, NodeId, Outcome, Protocol, Record,
     Sim,
 };
+use traces::history::ClientHistory;
 use traces::{Lang, Story};
 
 /// Multi-Paxos as a scenario protocol.
@@ -40,13 +44,17 @@ impl Protocol for MultiPaxos {
             name: "commit_any_ballot",
             breaks: "a replica takes what it accepted at an old ballot as committed (applied-only-if-chosen)",
         },
+        BugKnob {
+            name: "forget_requests",
+            breaks: "the key-value store applies a client's retried request again (linearizable)",
+        },
     ];
     type Actor = MultiPaxosNode;
     type Config = MultiPaxosConfig;
     type Expect = MultiPaxosExpect;
 
     fn nodes(config: &MultiPaxosConfig) -> Vec<String> {
-        config.nodes.clone()
+        config.names()
     }
 
     fn validate(config: &MultiPaxosConfig) -> Vec<ConfigProblem> {
@@ -54,20 +62,24 @@ impl Protocol for MultiPaxos {
     }
 
     fn build(config: &MultiPaxosConfig, id: NodeId) -> MultiPaxosNode {
-        MultiPaxosNode::from_config(config, &config.nodes[id.index()])
+        MultiPaxosNode::new(config, id)
     }
 
     /// Never two different values in a slot, applied only what is chosen, in slot order and
     /// alike everywhere, and phase 2 only after phase 1. Applied-only-if-chosen comes before
     /// the prefixes' check: a replica that applies a value nobody chose breaks both, and the
-    /// first says why.
+    /// first says why. With key-value clients, their history must be linearizable too.
     fn invariants(config: &MultiPaxosConfig) -> Vec<Box<dyn Invariant<MultiPaxosNode>>> {
-        vec![
+        let mut all: Vec<Box<dyn Invariant<MultiPaxosNode>>> = vec![
             Box::new(OneValuePerSlot::new(&config.nodes)),
             Box::new(AppliedOnlyIfChosen::new(&config.nodes)),
             Box::new(AppliedPrefixesAgree::default()),
             Box::new(Phase2AfterPhase1::new(&config.nodes)),
-        ]
+        ];
+        if !config.clients.is_empty() {
+            all.push(Box::new(Linearizable::<MultiPaxosNode>::default()));
+        }
+        all
     }
 
     /// Facts, and the sends of phase 1 and phase 2, which the story's closing figures count.
@@ -91,15 +103,32 @@ impl Protocol for MultiPaxos {
     }
 
     fn command_problem(
-        _config: &MultiPaxosConfig,
-        _node: &str,
+        config: &MultiPaxosConfig,
+        node: &str,
         command: &MultiPaxosCommand,
     ) -> Option<String> {
+        let to_client = config.clients.iter().any(|c| c == node);
         match command {
+            MultiPaxosCommand::Submit(_) | MultiPaxosCommand::Lead if to_client => Some(format!(
+                "{node} is a key-value client: Submit and Lead go to a replica ({}); a client \
+                 takes Put, Get, Append and Cas",
+                config.nodes.join(", ")
+            )),
             MultiPaxosCommand::Submit(value) if value == NO_OP => Some(format!(
                 "\"{NO_OP}\" is what a new leader writes in a gap of the log: submit another value"
             )),
-            _ => None,
+            MultiPaxosCommand::Submit(_) | MultiPaxosCommand::Lead => None,
+            _ if to_client => None,
+            _ if config.clients.is_empty() => Some(format!(
+                "{node} is a replica and this config has no clients: add clients: [\"c1\"] and \
+                 send the request to \"c1\", which goes through the leader (or give a replica \
+                 a value with Submit)"
+            )),
+            _ => Some(format!(
+                "{node} is a replica: a key-value request goes to a client ({}), which sends it \
+                 to the leader",
+                config.clients.join(", ")
+            )),
         }
     }
 
@@ -118,19 +147,33 @@ impl Protocol for MultiPaxos {
         _since: Instant,
     ) -> Result<(), String> {
         for id in sim.node_ids() {
-            if let Some(value) = sim.actor(id).pending.first() {
-                return Err(format!(
-                    "{} still waits for '{value}' to be applied at {}",
-                    sim.name(id),
-                    sim.now()
-                ));
+            match sim.actor(id) {
+                MultiPaxosNode::Replica(r) => {
+                    if let Some(value) = r.pending.first() {
+                        return Err(format!(
+                            "{} still waits for '{value}' to be applied at {}",
+                            sim.name(id),
+                            sim.now()
+                        ));
+                    }
+                }
+                MultiPaxosNode::Client(c) => {
+                    if let Some(op) = c.waiting() {
+                        return Err(format!(
+                            "{} still waits for an answer to {} at {}",
+                            sim.name(id),
+                            KvMap::describe(op),
+                            sim.now()
+                        ));
+                    }
+                }
             }
         }
         Ok(())
     }
 
     fn epoch(actor: &MultiPaxosNode) -> Option<u64> {
-        Some(actor.round)
+        actor.replica().map(|r| r.round)
     }
 
     fn sometimes(_config: &MultiPaxosConfig) -> Vec<Sometimes<MultiPaxosNode>> {
@@ -138,7 +181,8 @@ impl Protocol for MultiPaxos {
             name: "an entry is chosen",
             holds: |sim| {
                 sim.node_ids()
-                    .any(|id| !sim.actor(id).learner.chosen.is_empty())
+                    .filter_map(|id| sim.actor(id).replica())
+                    .any(|r| !r.learner.chosen.is_empty())
             },
         }]
     }
@@ -164,5 +208,9 @@ impl Story for MultiPaxos {
 
     fn summary(records: &[Record<MultiPaxosNode>], lang: Lang) -> Vec<String> {
         narrate::summary(records, lang)
+    }
+
+    fn history(records: &[Record<MultiPaxosNode>], lang: Lang) -> Option<ClientHistory> {
+        history::view(records, lang)
     }
 }

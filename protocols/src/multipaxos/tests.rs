@@ -11,8 +11,7 @@ use super::msg::MultiPaxosMsg;
 use super::node::Role;
 use super::*;
 use sim_core::{
-    Actor, Effect, Event, Harness, Instant, Invariant, Limits, NodeId, Record, SimConfig,
-    TestContext,
+    Effect, Event, Harness, Instant, Invariant, Limits, NodeId, Record, SimConfig, TestContext,
 };
 
 fn nodes() -> Vec<String> {
@@ -26,6 +25,8 @@ fn config() -> MultiPaxosConfig {
         heartbeat_ms: 20,
         phase_timeout_ms: 50,
         round_multiplier: 10,
+        clients: Vec::new(),
+        client_retry_ms: 100,
         bugs: Bugs::default(),
     }
 }
@@ -208,7 +209,7 @@ fn sends(effects: Vec<Effect<MultiPaxosNode>>) -> Vec<(NodeId, MultiPaxosMsg)> {
 fn a_new_leader_adopts_the_highest_ballot_per_slot_and_fills_gaps() {
     let mut five = config();
     five.nodes = (1..=5).map(|i| format!("n{i}")).collect();
-    let mut leader = MultiPaxosNode::from_config(&five, "n1");
+    let mut leader = Replica::from_config(&five, "n1");
     let mut t = TestContext::new(NodeId(0));
     leader.start_phase_1(&mut t.ctx());
     t.take();
@@ -224,10 +225,10 @@ fn a_new_leader_adopts_the_highest_ballot_per_slot_and_fills_gaps() {
         "one promise short"
     );
     leader.on_promise(&mut t.ctx(), NodeId(2), 11, vec![(1, 9, "new".into())]);
-    let Role::Leading { next, .. } = &leader.role else {
+    let Role::Leading { next, .. } = leader.role else {
         panic!("a majority of promises makes a leader: {:?}", leader.role);
     };
-    assert_eq!(*next, 4);
+    assert_eq!(next, 4);
     let proposed: Vec<(u64, String)> = sends(t.take())
         .into_iter()
         .filter(|(to, _)| *to == NodeId(1))
@@ -244,7 +245,7 @@ fn a_new_leader_adopts_the_highest_ballot_per_slot_and_fills_gaps() {
 
 #[test]
 fn a_lower_ballot_is_refused_and_a_commit_point_checks_the_ballot() {
-    let mut n2 = MultiPaxosNode::from_config(&config(), "n2");
+    let mut n2 = Replica::from_config(&config(), "n2");
     let mut t = TestContext::new(NodeId(1));
     n2.on_message(
         &mut t.ctx(),
@@ -290,7 +291,7 @@ fn a_lower_ballot_is_refused_and_a_commit_point_checks_the_ballot() {
     // The bug knob takes it anyway.
     let mut c = config();
     c.bugs.commit_any_ballot = true;
-    let mut buggy = MultiPaxosNode::from_config(&c, "n2");
+    let mut buggy = Replica::from_config(&c, "n2");
     buggy.on_message(&mut t.ctx(), NodeId(0), accept(21, "a"));
     buggy.on_message(
         &mut t.ctx(),
@@ -300,7 +301,7 @@ fn a_lower_ballot_is_refused_and_a_commit_point_checks_the_ballot() {
             committed: 1,
         },
     );
-    assert_eq!(buggy.applied_log(), vec![sim_core::Name::from("a")]);
+    assert_eq!(buggy.applied_log(), vec![Value::from("a")]);
 }
 
 fn harness(config: MultiPaxosConfig) -> Harness<MultiPaxos> {
@@ -337,6 +338,8 @@ fn a_stable_leader_runs_phase_1_once_and_logs_in_order() {
     for node in nodes() {
         let log: Vec<String> = run
             .actor(&node)
+            .replica()
+            .expect("a replica")
             .applied_log()
             .iter()
             .map(|v| v.to_string())
@@ -375,12 +378,124 @@ fn a_crashed_leader_is_replaced_by_timeout_and_nothing_is_lost() {
             "seed {seed}: {:?}",
             run.violated()
         );
-        let logs: Vec<Vec<sim_core::Name>> =
-            nodes().iter().map(|n| run.actor(n).applied_log()).collect();
+        let logs: Vec<Vec<Value>> = nodes()
+            .iter()
+            .filter_map(|n| run.actor(n).replica().map(Replica::applied_log))
+            .collect();
         assert!(
             logs.windows(2).all(|w| w[0] == w[1]),
             "seed {seed}: {logs:?}"
         );
-        assert!(logs[0].iter().any(|v| &**v == "c"), "seed {seed}: {logs:?}");
+        assert!(
+            logs[0].iter().any(|v| v.to_string() == "c"),
+            "seed {seed}: {logs:?}"
+        );
     }
+}
+
+// Goal: a replica serves key-value clients as the store needs. Method: n1 leads (phase 1 with
+// n2's promise); a client's append arrives, then n2's accept; the same request again; then a
+// follower gets the request. Proves: the leader proposes the request as an entry's value,
+// applies it once chosen and answers the client (node 3) with its slot; the retry is answered
+// at once from the state machine's table, not logged again; a follower names its leader.
+#[test]
+fn replicas_log_requests_answer_retries_from_the_table_and_redirect() {
+    use crate::linearizability::KvOp;
+    use std::sync::Arc;
+    let mut c = config();
+    c.clients = vec!["c1".into()];
+    let mut n1 = Replica::from_config(&c, "n1");
+    let mut t = TestContext::new(NodeId(0));
+    n1.start_phase_1(&mut t.ctx());
+    n1.on_promise(&mut t.ctx(), NodeId(1), 11, vec![]);
+    t.take();
+    let request = Arc::new(ClientRequest {
+        client: "c1".into(),
+        seq: 1,
+        op: KvOp::Append("x".into(), "a".into()),
+    });
+    let ask = |request: &Arc<ClientRequest>| MultiPaxosMsg::Request {
+        request: request.clone(),
+    };
+    n1.on_message(&mut t.ctx(), NodeId(3), ask(&request));
+    let value = Value::Request(request.clone());
+    let proposed = sends(t.take());
+    assert!(
+        proposed.iter().any(|(_, m)| matches!(
+            m,
+            MultiPaxosMsg::Accept { slot: 1, value: v, .. } if *v == value
+        )),
+        "{proposed:?}"
+    );
+    n1.on_message(
+        &mut t.ctx(),
+        NodeId(1),
+        MultiPaxosMsg::Accepted {
+            b: 11,
+            slot: 1,
+            value,
+        },
+    );
+    let answered = |out: &[(NodeId, MultiPaxosMsg)]| {
+        out.iter().any(|(to, m)| {
+            *to == NodeId(3)
+                && matches!(
+                    m,
+                    MultiPaxosMsg::Reply {
+                        seq: 1,
+                        slot: Some(1),
+                        ..
+                    }
+                )
+        })
+    };
+    assert!(answered(&sends(t.take())));
+    assert_eq!(n1.kv.get("x"), Some("a"));
+    n1.on_message(&mut t.ctx(), NodeId(3), ask(&request));
+    let retry = sends(t.take());
+    assert!(answered(&retry) && retry.len() == 1, "{retry:?}");
+    assert_eq!(n1.kv.get("x"), Some("a"), "applied once");
+    let mut n2 = Replica::from_config(&c, "n2");
+    let mut t2 = TestContext::new(NodeId(1));
+    n2.on_message(
+        &mut t2.ctx(),
+        NodeId(0),
+        MultiPaxosMsg::Heartbeat {
+            b: 11,
+            committed: 0,
+        },
+    );
+    t2.take();
+    n2.on_message(&mut t2.ctx(), NodeId(3), ask(&request));
+    assert!(matches!(
+        sends(t2.take()).as_slice(),
+        [(
+            NodeId(3),
+            MultiPaxosMsg::Reply {
+                slot: None,
+                leader: Some(NodeId(0)),
+                ..
+            }
+        )]
+    ));
+}
+
+// Goal: commands go to the right kind of node. Method: command_problem for a client's command
+// sent to a replica (with and without clients) and a replica's sent to a client. Proves: each
+// is refused with the fix; the right pairings pass.
+#[test]
+fn commands_to_the_wrong_kind_of_node_are_refused_with_the_fix() {
+    use sim_core::Protocol;
+    let mut c = config();
+    let put = MultiPaxosCommand::Put("x".into(), "1".into());
+    let none = MultiPaxos::command_problem(&c, "n1", &put).unwrap();
+    assert!(none.contains("add clients: [\"c1\"]"), "{none}");
+    c.clients = vec!["c1".into()];
+    let replica = MultiPaxos::command_problem(&c, "n1", &put).unwrap();
+    assert!(replica.contains("goes to a client (c1)"), "{replica}");
+    let lead = MultiPaxos::command_problem(&c, "c1", &MultiPaxosCommand::Lead).unwrap();
+    assert!(lead.contains("go to a replica (n1, n2, n3)"), "{lead}");
+    assert_eq!(MultiPaxos::command_problem(&c, "c1", &put), None);
+    let submit = MultiPaxosCommand::Submit("a".into());
+    assert_eq!(MultiPaxos::command_problem(&c, "n2", &submit), None);
 }

@@ -8,8 +8,8 @@
 //! deliveries, drops, other faults) and bookkeeping notes (Log, Started, TermChanged, Entries)
 //! get `None`.
 
-use crate::kvstore::Answer;
-use crate::raft::log::{Entry, Request, Write};
+use crate::kvstore::{answer_words, request_words};
+use crate::raft::log::{Entry, Write};
 use crate::raft::node::RaftNode;
 use crate::raft::notes::{DenyReason, RaftNote, StepDownCause};
 use sim_core::{Event, Fault, Record};
@@ -200,7 +200,7 @@ fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
             value,
             request,
         } => {
-            let what = request_words(key, value, request, es);
+            let what = request_words(request.op(key, value), es);
             if es {
                 format!("{node}: pido a {server} {what} (petición {seq})")
             } else {
@@ -237,37 +237,6 @@ fn replication_line(node: &str, note: &RaftNote, es: bool) -> String {
             }
         }
         other => format!("{node}: {other:?}"),
-    }
-}
-
-/// What a request asks, after "asks S1 to" or "pido a S1".
-fn request_words(key: &str, value: &str, request: &Request, es: bool) -> String {
-    match (request, es) {
-        (Request::Put, false) => format!("write {key}={value}"),
-        (Request::Put, true) => format!("escribir {key}={value}"),
-        (Request::Get, false) => format!("read {key}"),
-        (Request::Get, true) => format!("leer {key}"),
-        (Request::Append, false) => format!("append {value} to {key}"),
-        (Request::Append, true) => format!("añadir {value} al final de {key}"),
-        (Request::Cas(Some(old)), false) => format!("set {key}={value} if it holds {old}"),
-        (Request::Cas(Some(old)), true) => format!("poner {key}={value} si vale {old}"),
-        (Request::Cas(None), false) => format!("set {key}={value} if it is absent"),
-        (Request::Cas(None), true) => format!("poner {key}={value} si no existe"),
-    }
-}
-
-/// What a read or a compare-and-set answered, after "request 3" (nothing for a write).
-fn answer_words(answer: &Answer, es: bool) -> String {
-    match (answer, es) {
-        (Answer::Written, _) => String::new(),
-        (Answer::Value(Some(value)), false) => format!(" with {value}"),
-        (Answer::Value(Some(value)), true) => format!(" con {value}"),
-        (Answer::Value(None), false) => " with nothing (never written)".to_owned(),
-        (Answer::Value(None), true) => " sin valor (nunca escrita)".to_owned(),
-        (Answer::Swapped(true), false) => " (swapped)".to_owned(),
-        (Answer::Swapped(true), true) => " (cambiada)".to_owned(),
-        (Answer::Swapped(false), false) => " (not swapped: another value)".to_owned(),
-        (Answer::Swapped(false), true) => " (sin cambio: otro valor)".to_owned(),
     }
 }
 
