@@ -33,6 +33,7 @@ pub const BUNDLED: &[Bundled] = bundle! {
     "multipaxos/lagging-replica" => "course/multipaxos/lagging-replica.ron",
     "multipaxos/dueling-leaders" => "course/multipaxos/dueling-leaders.ron",
     "multipaxos/kv-linearizable" => "course/multipaxos/kv-linearizable.ron",
+    "multipaxos/kv-stale-read" => "course/multipaxos/kv-stale-read.ron",
     "raft/leader-crash" => "course/raft/leader-crash.ron",
     "raft/leader-crash-restart" => "course/raft/leader-crash-restart.ron",
     "raft/leader-crash-unpinned" => "course/raft/leader-crash-unpinned.ron",

@@ -6,7 +6,7 @@
 use crate::raft_kv::explore_store;
 use crate::support::{dsim, scratch, stderr, stdout};
 
-const FAULTS: [&str; 6] = ["--crashes", "2", "--partitions", "2", "--window-ms", "1000"];
+const FAULTS: [&str; 6] = ["--crashes", "2", "--partitions", "3", "--window-ms", "2000"];
 
 /// Goal: the course scenario tells the store's story and its history is linearizable. Method:
 /// `dsim run multipaxos/kv-linearizable` in English and Spanish. Proves: it passes; clients'
@@ -43,6 +43,28 @@ fn the_course_scenario_is_linearizable_in_both_languages() {
     );
 }
 
+/// Goal: a deposed leader's local read is caught. Method: `dsim run multipaxos/kv-stale-read`
+/// in both languages. Proves: it passes because its expected `linearizable` violation is
+/// found, named with the read and the write it missed.
+#[test]
+fn a_deposed_leaders_local_read_is_caught() {
+    let o = dsim(&["run", "multipaxos/kv-stale-read"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "the clients' history is not linearizable (key x): get(x) by c3 returned 1 after \
+             put(x, 2) by c2 had returned"
+        ),
+        "{text}"
+    );
+    let es = stdout(&dsim(&["run", "multipaxos/kv-stale-read", "--lang", "es"]));
+    assert!(
+        es.contains("la historia de los clientes no es linealizable (clave x)"),
+        "{es}"
+    );
+}
+
 /// Goal: no schedule of the course scenario breaks the store. Method: `dsim sweep` over 200
 /// seeds with `--json`. Proves: no run breaks an invariant (`linearizable` among them); the
 /// story's expectations may differ at other seeds (the cas can come before the append), which
@@ -63,18 +85,24 @@ fn no_seed_of_the_course_scenario_breaks_the_store() {
     assert!(summary["passed"].as_u64().unwrap() > 150, "{summary}");
 }
 
-/// Goal: the knob is found and the correct store is not accused. Method: `dsim explore
-/// search/multipaxos-kv` with two crashes and two partitions per seed: `--bug forget_requests`
-/// over 100 seeds, the control over 1,000. Proves: the knob breaks `linearizable` with the
-/// window in words and its counterexample replays; the control finds nothing (exit 0).
+/// Goal: each way to break the store is found; the correct store is not accused. Method:
+/// `dsim explore search/multipaxos-kv` with two crashes and three partitions per seed: the
+/// `forget_requests` knob and leader-local reads over 100 seeds, the control over 1,000.
+/// Proves: both break `linearizable` with the window in words and their counterexamples
+/// replay; the control finds nothing (exit 0).
 #[test]
-fn forgetting_requests_is_found_and_the_correct_store_is_not_accused() {
-    let extra = ["--bug", "forget_requests"];
-    let (code, found) = explore_store("search/multipaxos-kv", &FAULTS, "0..100", "forget", &extra);
-    assert_eq!(code, Some(1));
-    let (invariant, message) = &found[0];
-    assert_eq!(invariant, "linearizable");
-    assert!(message.contains("after append(x, "), "{message}");
+fn each_way_to_break_the_store_is_found_and_the_correct_store_is_not_accused() {
+    for (label, extra) in [
+        ("forget", ["--bug", "forget_requests"]),
+        ("local-reads", ["--set", "reads=LeaderLocal"]),
+    ] {
+        let search = "search/multipaxos-kv";
+        let (code, found) = explore_store(search, &FAULTS, "0..100", label, &extra);
+        assert_eq!(code, Some(1), "{label}");
+        let (invariant, message) = &found[0];
+        assert_eq!(invariant, "linearizable", "{label}");
+        assert!(message.contains(" returned "), "{label}: {message}");
+    }
     let control = explore_store("search/multipaxos-kv", &FAULTS, "0..1000", "control", &[]);
     assert_eq!(control, (Some(0), Vec::new()));
 }

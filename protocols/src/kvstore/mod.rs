@@ -48,6 +48,25 @@ impl Answer {
     }
 }
 
+/// How a leader answers a read: Raft's and Multi-Paxos's `reads` setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Reads {
+    /// Logged, chosen and applied like a write (linearizable).
+    #[default]
+    ThroughLog,
+    /// From the leader's own state machine at once, without asking anyone whether it still
+    /// leads: one round trip less, and stale when a deposed leader, cut off from the others,
+    /// does not know it is deposed.
+    LeaderLocal,
+}
+
+impl Reads {
+    /// Whether this is the default (what a config leaves out when written).
+    pub fn is_through_log(&self) -> bool {
+        *self == Reads::ThroughLog
+    }
+}
+
 /// An operation of a request, borrowed from wherever a protocol keeps it (Raft's log entry,
 /// Multi-Paxos's slot value), so that applying it copies nothing but a new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 //! [`validate`].
 
 use crate::common::{MAX_MS, MAX_NODES, name_problems};
+use crate::kvstore::Reads;
 use crate::multipaxos::msg::Ballot;
 use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
@@ -40,6 +41,12 @@ pub struct MultiPaxosConfig {
     /// Default 100 ms.
     #[serde(default = "default_client_retry_ms")]
     pub client_retry_ms: u64,
+    /// How the leader answers a client's `Get`: `ThroughLog` (the default: the read is an
+    /// entry like a write, answered once chosen and applied) or `LeaderLocal` (at once from the
+    /// leader's own state machine: stale when a leader cut off from the others does not know a
+    /// higher ballot has replaced it; the linearizability check catches it).
+    #[serde(default, skip_serializing_if = "Reads::is_through_log")]
+    pub reads: Reads,
     /// Deliberate mistakes, all off by default, to show what each rule protects.
     #[serde(default)]
     pub bugs: Bugs,

@@ -9,7 +9,8 @@
 //! clients' requests (`client`).
 
 use crate::common::{NodeSet, Shared};
-use crate::kvstore::{Answer, Kv, OpRef};
+use crate::kvstore::{Answer, Kv, OpRef, Reads};
+use crate::linearizability::KvOp;
 use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::{Bugs, Election, MultiPaxosConfig};
 use crate::multipaxos::msg::{
@@ -92,6 +93,8 @@ pub struct Setup {
     pub bugs: Bugs,
     /// The key-value clients, by name: client i is node `size + i`.
     pub clients: Vec<Name>,
+    /// How a leader answers a client's read.
+    pub reads: Reads,
 }
 
 impl Setup {
@@ -213,6 +216,7 @@ impl Replica {
                     .iter()
                     .map(|c| Name::from(c.as_str()))
                     .collect(),
+                reads: config.reads,
             }),
             acceptor: AcceptorState::default(),
             learner: LearnerState::default(),
@@ -547,8 +551,17 @@ impl Replica {
 
     /// A client's request: answered at once if already applied here (a retry whose answer
     /// was lost), logged by a leader unless it is in phase 2 already, and otherwise refused
-    /// with the name of the leader this replica follows.
+    /// with the name of the leader this replica follows. With `reads: LeaderLocal` a leader
+    /// answers a read from its own state machine, asking nobody whether it still leads.
     fn on_request(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, request: Arc<ClientRequest>) {
+        if let KvOp::Get(key) = &request.op
+            && self.setup.reads == Reads::LeaderLocal
+            && matches!(self.role, Role::Leading { .. })
+        {
+            let answer = self.kv.read(key);
+            self.reply(ctx, &request, Some(self.learner.applied), answer);
+            return;
+        }
         if !self.setup.bugs.forget_requests
             && let Some((at, answer)) = self.kv.applied_at(&request.client, request.seq)
         {

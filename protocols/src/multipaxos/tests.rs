@@ -27,6 +27,7 @@ fn config() -> MultiPaxosConfig {
         round_multiplier: 10,
         clients: Vec::new(),
         client_retry_ms: 100,
+        reads: crate::kvstore::Reads::ThroughLog,
         bugs: Bugs::default(),
     }
 }

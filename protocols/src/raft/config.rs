@@ -22,6 +22,7 @@
 //!
 //! [`validate`] finds what parsing cannot: impossible timings, duplicate or unknown names.
 
+pub use crate::kvstore::Reads;
 use crate::raft::log::{LastEntry, Log};
 use serde::{Deserialize, Serialize};
 use sim_core::ConfigProblem;
@@ -82,22 +83,6 @@ pub struct RaftConfig {
     /// know it is deposed; the linearizability check catches it).
     #[serde(default, skip_serializing_if = "Reads::is_through_log")]
     pub reads: Reads,
-}
-
-/// How a leader answers a read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Reads {
-    /// Appended, committed and applied like a write (linearizable).
-    #[default]
-    ThroughLog,
-    /// From the leader's own state machine at once (stale behind a partition).
-    LeaderLocal,
-}
-
-impl Reads {
-    fn is_through_log(&self) -> bool {
-        *self == Reads::ThroughLog
-    }
 }
 
 /// When a candidate counts its votes.
