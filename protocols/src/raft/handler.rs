@@ -63,6 +63,18 @@ pub enum RaftCommand {
     Cas(String, Option<String>, String),
 }
 
+impl RaftCommand {
+    /// The command's name and the server it names first, for the commands that name one
+    /// (`PutVia`, `GetVia`).
+    pub fn via(&self) -> Option<(&'static str, &str)> {
+        match self {
+            RaftCommand::PutVia(server, ..) => Some(("PutVia", server)),
+            RaftCommand::GetVia(server, ..) => Some(("GetVia", server)),
+            _ => None,
+        }
+    }
+}
+
 /// An actor that speaks Raft: the handlers of servers and clients run in its context.
 pub trait Handler: Actor<Msg = RaftMsg, Timer = RaftTimer, Note = RaftNote> {}
 

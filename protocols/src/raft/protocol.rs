@@ -163,16 +163,11 @@ impl Protocol for Raft {
     }
 
     fn command_problem(config: &RaftConfig, node: &str, command: &RaftCommand) -> Option<String> {
-        if let RaftCommand::PutVia(server, ..) | RaftCommand::GetVia(server, ..) = command
+        if let Some((word, server)) = command.via()
             && !config.nodes.iter().any(|n| n.name == *server)
         {
             return Some(format!(
-                "{} names \"{server}\", which is not a server; the servers are {}",
-                if matches!(command, RaftCommand::GetVia(..)) {
-                    "GetVia"
-                } else {
-                    "PutVia"
-                },
+                "{word} names \"{server}\", which is not a server; the servers are {}",
                 config.server_names().join(", ")
             ));
         }
