@@ -58,6 +58,7 @@ const SHOWS_A_FAILURE: &[&str] = &[
     "dsim explore search/raft-election --strategy pct --depth 3 --max-depth 200 --bug",
     "dsim explore search/multipaxos --crashes 2 --partitions 2 --window-ms 1000 --bug",
     "dsim explore search/raft-kv --crashes 2 --partitions 3 --window-ms 2000 --seeds 0..100 --set",
+    "dsim explore search/multipaxos-kv --crashes 2 --partitions 3 --window-ms 2000 --seeds 0..100 --bug",
 ];
 
 /// Comparisons printed in scenario comments whose failing variants are the point (exit 1):

@@ -4,8 +4,9 @@
 
 use crate::multipaxos::client::Client;
 use crate::multipaxos::config::MultiPaxosConfig;
+use crate::multipaxos::handler::{MultiPaxosCommand, MultiPaxosTimer};
 use crate::multipaxos::msg::MultiPaxosMsg;
-use crate::multipaxos::node::{MultiPaxosCommand, MultiPaxosTimer, Replica};
+use crate::multipaxos::node::Replica;
 use crate::multipaxos::notes::MultiPaxosNote;
 use sim_core::{Actor, Context, NodeId, RoleClaim};
 
@@ -104,6 +105,27 @@ impl Actor for MultiPaxosNode {
     fn on_crash(&mut self) {
         if let MultiPaxosNode::Replica(r) = self {
             r.on_crash();
+        }
+    }
+}
+
+/// Clients' `Requested` notes are calls, their `Acknowledged` notes returns.
+impl crate::kvstore::history::ClientNotes for MultiPaxosNode {
+    fn is_client_event(note: &MultiPaxosNote) -> bool {
+        matches!(
+            note,
+            MultiPaxosNote::Requested { .. } | MultiPaxosNote::Acknowledged { .. }
+        )
+    }
+
+    fn client_event(note: &MultiPaxosNote) -> Option<crate::kvstore::history::ClientEvent> {
+        use crate::kvstore::history::ClientEvent;
+        match note {
+            MultiPaxosNote::Requested { op, .. } => Some(ClientEvent::Call(op.clone())),
+            MultiPaxosNote::Acknowledged { answer, .. } => {
+                Some(ClientEvent::Return(answer.kv_ret()))
+            }
+            _ => None,
         }
     }
 }

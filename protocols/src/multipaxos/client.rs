@@ -9,10 +9,10 @@
 //! [`crate::kvstore::history`] checks.
 
 use crate::linearizability::KvOp;
-use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::MultiPaxosConfig;
+use crate::multipaxos::handler::Handler;
+use crate::multipaxos::handler::{MultiPaxosCommand, MultiPaxosTimer};
 use crate::multipaxos::msg::{ClientRequest, MultiPaxosMsg};
-use crate::multipaxos::node::{MultiPaxosCommand, MultiPaxosTimer};
 use crate::multipaxos::notes::MultiPaxosNote;
 use sim_core::{Context, Duration, Name, NodeId};
 use std::collections::VecDeque;
@@ -79,15 +79,15 @@ impl Client {
     }
 
     /// A restarted client sends its unanswered request again.
-    pub(crate) fn on_start(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn on_start<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         if self.current.is_some() {
             self.send(ctx);
         }
     }
 
-    pub(crate) fn on_command(
+    pub(crate) fn on_command<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         command: MultiPaxosCommand,
     ) {
         let op = match command {
@@ -105,7 +105,7 @@ impl Client {
     }
 
     /// Starts the next queued operation, if any.
-    fn next(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    fn next<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         let Some(op) = self.queue.pop_front() else {
             return;
         };
@@ -124,7 +124,7 @@ impl Client {
         self.send(ctx);
     }
 
-    fn send(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    fn send<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         let Some(request) = &self.current else { return };
         let seq = request.seq;
         let request = request.clone();
@@ -132,9 +132,9 @@ impl Client {
         ctx.set_timer(MultiPaxosTimer::ClientRetry { seq }, self.retry);
     }
 
-    pub(crate) fn on_message(
+    pub(crate) fn on_message<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         msg: MultiPaxosMsg,
     ) {
@@ -178,9 +178,9 @@ impl Client {
         }
     }
 
-    pub(crate) fn on_timer(
+    pub(crate) fn on_timer<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         timer: MultiPaxosTimer,
     ) {
         let MultiPaxosTimer::ClientRetry { seq } = timer else {

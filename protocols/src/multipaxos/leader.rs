@@ -8,8 +8,8 @@
 //! nobody reported is a gap, filled with a no-op so that the log has no hole.
 
 use crate::common::NodeSet;
-use crate::multipaxos::MultiPaxosNode;
 use crate::multipaxos::config::ballot;
+use crate::multipaxos::handler::Handler;
 use crate::multipaxos::msg::{Ballot, MultiPaxosMsg, NO_OP, Report, Slot, Value};
 use crate::multipaxos::node::{Candidacy, MultiPaxosTimer, OpenSlot, Replica, Role};
 use crate::multipaxos::notes::{MultiPaxosNote, Source};
@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 impl Replica {
     /// Phase 1a: a ballot above every one heard of, for every slot from the first one this
     /// node does not know chosen; its own promise counts at once.
-    pub(crate) fn start_phase_1(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn start_phase_1<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         let setup = self.setup.clone();
         let seen = self.seen.max(self.acceptor.promised);
         self.round = (self.round + 1).max(seen / setup.multiplier + 1);
@@ -53,9 +53,9 @@ impl Replica {
     }
 
     /// Phase 1b arrives: at a majority of promises, this node leads.
-    pub(crate) fn on_promise(
+    pub(crate) fn on_promise<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         b: Ballot,
         accepted: Vec<Report>,
@@ -80,7 +80,7 @@ impl Replica {
 
     /// Phase 1 is complete: recover every open slot (the highest-ballot value a promise
     /// reported, a no-op for a gap), then propose the values waiting here.
-    fn become_leader(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    fn become_leader<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         let Role::Preparing { b, from, promises } =
             std::mem::replace(&mut self.role, Role::Follower { leader: None })
         else {
@@ -172,9 +172,9 @@ impl Replica {
     }
 
     /// Phase 2a of one slot: vote for it, then ask every other acceptor.
-    pub(crate) fn propose(
+    pub(crate) fn propose<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         slot: Slot,
         value: Value,
     ) {
@@ -212,9 +212,9 @@ impl Replica {
     }
 
     /// Phase 2b arrives at the leader.
-    pub(crate) fn on_accepted(
+    pub(crate) fn on_accepted<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         b: Ballot,
         slot: Slot,
@@ -238,7 +238,7 @@ impl Replica {
     }
 
     /// A slot with a majority of accepts is chosen: the leader learns it.
-    fn count_accept(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, slot: Slot) {
+    fn count_accept<A: Handler>(&mut self, ctx: &mut Context<'_, A>, slot: Slot) {
         let majority = self.setup.majority();
         let Role::Leading { open, .. } = &mut self.role else {
             return;
@@ -255,9 +255,9 @@ impl Replica {
     }
 
     /// A nack: if it names a ballot above this node's phase 1 or leadership, that is over.
-    pub(crate) fn on_nack(
+    pub(crate) fn on_nack<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         b: Ballot,
         promised: Ballot,
     ) {
@@ -270,7 +270,7 @@ impl Replica {
 
     /// The leader's period: a heartbeat with the commit point to everyone, and every open
     /// slot's accept again to whoever has not answered it (a lost accept or reply).
-    pub(crate) fn on_heartbeat_timer(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn on_heartbeat_timer<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         let Role::Leading { b, open, .. } = &mut self.role else {
             return;
         };
@@ -304,7 +304,7 @@ impl Replica {
 
     /// Phase 1 of `b` ran out of time without a majority: the distinguished proposer tries
     /// again at once with a higher ballot; anyone else waits for a leader.
-    pub(crate) fn on_phase_timeout(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, b: Ballot) {
+    pub(crate) fn on_phase_timeout<A: Handler>(&mut self, ctx: &mut Context<'_, A>, b: Ballot) {
         let Role::Preparing {
             b: current,
             promises,
@@ -330,9 +330,9 @@ impl Replica {
 
     /// A client's value (from a command, or forwarded by `via`): a leader logs it, anyone else
     /// keeps it until applied and sends it on to the leader it knows.
-    pub(crate) fn submit(
+    pub(crate) fn submit<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         value: Value,
         via: Option<NodeId>,
     ) {

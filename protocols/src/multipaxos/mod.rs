@@ -58,7 +58,10 @@
 //! ## Map of the module
 //!
 //! - [`msg`]: the messages; [`notes`]: the facts replicas publish for checkers.
-//! - [`node`]: the replica's state, the acceptor and the learner; [`leader`]: the proposer.
+//! - [`node`]: the replica's state, the acceptor and the learner; [`leader`]: the proposer;
+//!   [`serve`]: the key-value state machine a replica applies the log to, and its answers to
+//!   clients; [`client`]: a key-value client; [`actor`]: a node, replica or client;
+//!   [`handler`]: their timers and commands.
 //! - [`config`]: settings and bug knobs; [`invariants`]; [`expect`]; [`narrate`]: the story.
 //! - [`protocol`]: the [`MultiPaxos`] plug for scenarios.
 
@@ -66,6 +69,7 @@ pub mod actor;
 pub mod client;
 pub mod config;
 pub mod expect;
+pub mod handler;
 pub mod invariants;
 pub mod leader;
 pub mod msg;
@@ -73,6 +77,7 @@ pub mod narrate;
 pub mod node;
 pub mod notes;
 pub mod protocol;
+pub mod serve;
 
 pub use actor::MultiPaxosNode;
 pub use config::{Bugs, Election, MultiPaxosConfig};

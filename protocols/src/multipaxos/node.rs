@@ -9,55 +9,14 @@
 //! clients' requests (`client`).
 
 use crate::common::{NodeSet, Shared};
-use crate::kvstore::{Answer, Kv, OpRef, Reads};
-use crate::linearizability::KvOp;
-use crate::multipaxos::MultiPaxosNode;
+use crate::kvstore::{Kv, Reads};
 use crate::multipaxos::config::{Bugs, Election, MultiPaxosConfig};
-use crate::multipaxos::msg::{
-    Ballot, CATCH_UP_BATCH, ClientRequest, MultiPaxosMsg, Report, Slot, Value,
-};
+use crate::multipaxos::handler::Handler;
+pub use crate::multipaxos::handler::{MultiPaxosCommand, MultiPaxosTimer};
+use crate::multipaxos::msg::{Ballot, CATCH_UP_BATCH, MultiPaxosMsg, Report, Slot, Value};
 use crate::multipaxos::notes::{MultiPaxosNote, Source};
-use serde::{Deserialize, Serialize};
 use sim_core::{Context, Duration, Name, NodeId, RoleClaim};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-
-/// What a scenario can tell a replica (`Submit`, `Lead`) or a key-value client (the rest).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum MultiPaxosCommand {
-    /// A client's value for the log (RON: `Submit("x")`): a leader proposes it in its next
-    /// slot, a follower forwards it to the leader it knows (or keeps it until it knows one).
-    Submit(String),
-    /// Run phase 1 now, with a ballot above every one seen (RON: `Lead`).
-    Lead,
-    /// To a key-value client: write `key = value` through the log:
-    /// `Command("c1", Put("x", "1"))`.
-    Put(String, String),
-    /// To a client: read `key` through the log: `Command("c1", Get("x"))`.
-    Get(String),
-    /// To a client: add `value` at the end of `key`'s value: `Command("c1", Append("x", "a"))`.
-    Append(String, String),
-    /// To a client: set `key` to the third value if it holds the second (`None`: if absent):
-    /// `Command("c1", Cas("x", Some("1"), "2"))`.
-    Cas(String, Option<String>, String),
-}
-
-/// Timer tags.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum MultiPaxosTimer {
-    /// No word from a leader for an election timeout: run phase 1.
-    Election,
-    /// A leader's period: heartbeat, and resend unanswered accepts.
-    Heartbeat,
-    /// Phase 1 of this ballot did not reach a majority in time.
-    Phase(Ballot),
-    /// A client's request `seq` went unanswered: send it again, to the next replica.
-    ClientRetry {
-        /// The request.
-        seq: u64,
-    },
-}
 
 /// How leaders come to be, resolved for one node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -256,7 +215,7 @@ impl Replica {
     // ----- timers -----------------------------------------------------------------------------
 
     /// Re-arms the election timer, when this node elects itself by timeout.
-    pub(crate) fn reset_election_timer(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn reset_election_timer<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         if let Candidacy::Timeout(min, max) = self.setup.candidacy {
             let ms = ctx.random_between(min, max);
             ctx.set_timer(MultiPaxosTimer::Election, Duration::from_millis(ms));
@@ -266,7 +225,7 @@ impl Replica {
     /// Notes a ballot heard of; if it overtakes this node's own phase 1 or leadership, the node
     /// steps down (it learns of the higher ballot from a nack, or from a prepare, accept or
     /// heartbeat it sees).
-    pub(crate) fn hear(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, b: Ballot) {
+    pub(crate) fn hear<A: Handler>(&mut self, ctx: &mut Context<'_, A>, b: Ballot) {
         self.seen = self.seen.max(b);
         if let Some(mine) = self.own_ballot()
             && b > mine
@@ -277,7 +236,7 @@ impl Replica {
     }
 
     /// Back to following nobody: the leader's timers stop, the election timer starts.
-    pub(crate) fn step_down(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn step_down<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         if let Some(b) = self.own_ballot() {
             ctx.cancel_timer(MultiPaxosTimer::Phase(b));
         }
@@ -289,9 +248,9 @@ impl Replica {
     /// Follows `leader` at ballot `b`: the election timer restarts, and a new leader (or, with
     /// `resend`, any: a heartbeat's period is the retry of a lost forward) gets the values
     /// waiting here.
-    fn follow(
+    fn follow<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         leader: NodeId,
         b: Ballot,
         resend: bool,
@@ -323,9 +282,9 @@ impl Replica {
     // ----- acceptor ---------------------------------------------------------------------------
 
     /// Phase 1b: promise `b` for every slot from `from` on, reporting what was accepted there.
-    fn on_prepare(
+    fn on_prepare<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         b: Ballot,
         first: Slot,
@@ -358,9 +317,9 @@ impl Replica {
 
     /// Accepts `value` in `slot` at ballot `b` unless a higher ballot was promised; `true` if
     /// it did. The leader calls it for its own vote too.
-    pub(crate) fn accept(
+    pub(crate) fn accept<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         b: Ballot,
         slot: Slot,
         value: &Value,
@@ -380,7 +339,7 @@ impl Replica {
     }
 
     /// Phase 2b from a leader, with its commit point.
-    fn on_accept(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, from: NodeId, msg: AcceptMsg) {
+    fn on_accept<A: Handler>(&mut self, ctx: &mut Context<'_, A>, from: NodeId, msg: AcceptMsg) {
         let AcceptMsg {
             b,
             slot,
@@ -400,9 +359,9 @@ impl Replica {
     }
 
     /// A leader's heartbeat: follow it if its ballot is current, else tell it it is not.
-    fn on_heartbeat(
+    fn on_heartbeat<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         b: Ballot,
         upto: Slot,
@@ -423,9 +382,9 @@ impl Replica {
     /// The leader of ballot `b` says every slot up to `upto` is chosen: a slot this node
     /// accepted at `b` holds the chosen value (a leader proposes one value per slot in its
     /// ballot); at the first slot it lacks, it asks the leader for the rest.
-    fn learn_committed(
+    fn learn_committed<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         leader: NodeId,
         b: Ballot,
         upto: Slot,
@@ -449,7 +408,7 @@ impl Replica {
     }
 
     /// The leader's answer to a catch-up request: chosen entries from `from` on.
-    fn on_catch_up(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, to: NodeId, from: Slot) {
+    fn on_catch_up<A: Handler>(&mut self, ctx: &mut Context<'_, A>, to: NodeId, from: Slot) {
         if !matches!(self.role, Role::Leading { .. }) {
             return;
         }
@@ -466,9 +425,9 @@ impl Replica {
     }
 
     /// Slot `slot` is chosen with `value`: logged, then applied in slot order.
-    pub(crate) fn learn(
+    pub(crate) fn learn<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         slot: Slot,
         value: Value,
         how: Source,
@@ -502,88 +461,6 @@ impl Replica {
             }
         }
     }
-
-    /// Applies `slot`'s `value` to the state machine: a client's request takes effect (once
-    /// per client and number), and a leader answers the client.
-    fn apply(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, slot: Slot, value: Value) {
-        ctx.note(MultiPaxosNote::Applied {
-            slot,
-            value: value.clone(),
-        });
-        self.pending.retain(|p| *p != value);
-        let Value::Request(request) = value else {
-            return;
-        };
-        let forget = self.setup.bugs.forget_requests;
-        let op = OpRef::from(&request.op);
-        let (at, answer) = self
-            .kv
-            .apply(&request.client, request.seq, op, slot, forget);
-        if matches!(self.role, Role::Leading { .. }) {
-            self.reply(ctx, &request, Some(at), answer);
-        }
-    }
-
-    /// Answers `request`'s client: applied at `slot` with `answer`, or (no slot) not here.
-    fn reply(
-        &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
-        request: &ClientRequest,
-        slot: Option<Slot>,
-        answer: Answer,
-    ) {
-        let Some(i) = self.setup.clients.iter().position(|c| *c == request.client) else {
-            return;
-        };
-        let leader = if slot.is_none() { self.leader() } else { None };
-        let to = NodeId((self.setup.size + i) as u32);
-        let seq = request.seq;
-        ctx.send(
-            to,
-            MultiPaxosMsg::Reply {
-                seq,
-                slot,
-                leader,
-                answer,
-            },
-        );
-    }
-
-    /// A client's request: answered at once if already applied here (a retry whose answer
-    /// was lost), logged by a leader unless it is in phase 2 already, and otherwise refused
-    /// with the name of the leader this replica follows. With `reads: LeaderLocal` a leader
-    /// answers a read from its own state machine, asking nobody whether it still leads.
-    fn on_request(&mut self, ctx: &mut Context<'_, MultiPaxosNode>, request: Arc<ClientRequest>) {
-        if let KvOp::Get(key) = &request.op
-            && self.setup.reads == Reads::LeaderLocal
-            && matches!(self.role, Role::Leading { .. })
-        {
-            let answer = self.kv.read(key);
-            self.reply(ctx, &request, Some(self.learner.applied), answer);
-            return;
-        }
-        if !self.setup.bugs.forget_requests
-            && let Some((at, answer)) = self.kv.applied_at(&request.client, request.seq)
-        {
-            self.reply(ctx, &request, Some(at), answer);
-            return;
-        }
-        let value = Value::Request(request);
-        match &self.role {
-            Role::Leading { open, .. } => {
-                if !open.values().any(|o| o.value == value) {
-                    let slot = self.take_slot();
-                    self.propose(ctx, slot, value);
-                }
-            }
-            Role::Follower { .. } | Role::Preparing { .. } => {
-                let Value::Request(request) = &value else {
-                    return;
-                };
-                self.reply(ctx, request, None, Answer::Written);
-            }
-        }
-    }
 }
 
 /// An `Accept`'s fields, handed over as one.
@@ -594,7 +471,8 @@ struct AcceptMsg {
     committed: Slot,
 }
 
-/// The replica's handlers, called by the actor that hosts it ([`MultiPaxosNode`]).
+/// The replica's handlers, called by the actor that hosts it
+/// ([`crate::multipaxos::actor::MultiPaxosNode`]).
 impl Replica {
     /// Its role now: "leader" or "candidate" at its ballot, nothing as a follower.
     pub fn claim(&self) -> Option<RoleClaim> {
@@ -611,7 +489,7 @@ impl Replica {
         }
     }
 
-    pub(crate) fn on_start(&mut self, ctx: &mut Context<'_, MultiPaxosNode>) {
+    pub(crate) fn on_start<A: Handler>(&mut self, ctx: &mut Context<'_, A>) {
         match self.setup.candidacy {
             Candidacy::Timeout(..) => self.reset_election_timer(ctx),
             Candidacy::Distinguished => self.start_phase_1(ctx),
@@ -619,9 +497,9 @@ impl Replica {
         }
     }
 
-    pub(crate) fn on_message(
+    pub(crate) fn on_message<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         from: NodeId,
         msg: MultiPaxosMsg,
     ) {
@@ -659,9 +537,9 @@ impl Replica {
         }
     }
 
-    pub(crate) fn on_timer(
+    pub(crate) fn on_timer<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         timer: MultiPaxosTimer,
     ) {
         match timer {
@@ -676,9 +554,9 @@ impl Replica {
         }
     }
 
-    pub(crate) fn on_command(
+    pub(crate) fn on_command<A: Handler>(
         &mut self,
-        ctx: &mut Context<'_, MultiPaxosNode>,
+        ctx: &mut Context<'_, A>,
         command: MultiPaxosCommand,
     ) {
         match command {

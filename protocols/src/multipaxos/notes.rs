@@ -162,23 +162,3 @@ pub enum MultiPaxosNote {
         answer: Answer,
     },
 }
-
-impl crate::kvstore::history::ClientNotes for crate::multipaxos::MultiPaxosNode {
-    fn is_client_event(note: &MultiPaxosNote) -> bool {
-        matches!(
-            note,
-            MultiPaxosNote::Requested { .. } | MultiPaxosNote::Acknowledged { .. }
-        )
-    }
-
-    fn client_event(note: &MultiPaxosNote) -> Option<crate::kvstore::history::ClientEvent> {
-        use crate::kvstore::history::ClientEvent;
-        match note {
-            MultiPaxosNote::Requested { op, .. } => Some(ClientEvent::Call(op.clone())),
-            MultiPaxosNote::Acknowledged { answer, .. } => {
-                Some(ClientEvent::Return(answer.kv_ret()))
-            }
-            _ => None,
-        }
-    }
-}

@@ -112,3 +112,27 @@ impl Actor for RaftNode {
         }
     }
 }
+
+/// Clients' `Requested` notes are calls, their `Acknowledged` notes returns.
+impl crate::kvstore::history::ClientNotes for RaftNode {
+    fn is_client_event(note: &RaftNote) -> bool {
+        matches!(
+            note,
+            RaftNote::Requested { .. } | RaftNote::Acknowledged { .. }
+        )
+    }
+
+    fn client_event(note: &RaftNote) -> Option<crate::kvstore::history::ClientEvent> {
+        use crate::kvstore::history::ClientEvent;
+        match note {
+            RaftNote::Requested {
+                key,
+                value,
+                request,
+                ..
+            } => Some(ClientEvent::Call(request.op(key, value).to_kv_op())),
+            RaftNote::Acknowledged { answer, .. } => Some(ClientEvent::Return(answer.kv_ret())),
+            _ => None,
+        }
+    }
+}

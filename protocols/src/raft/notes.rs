@@ -247,26 +247,3 @@ pub enum StepDownCause {
         leader: Name,
     },
 }
-
-impl crate::kvstore::history::ClientNotes for crate::raft::node::RaftNode {
-    fn is_client_event(note: &RaftNote) -> bool {
-        matches!(
-            note,
-            RaftNote::Requested { .. } | RaftNote::Acknowledged { .. }
-        )
-    }
-
-    fn client_event(note: &RaftNote) -> Option<crate::kvstore::history::ClientEvent> {
-        use crate::kvstore::history::ClientEvent;
-        match note {
-            RaftNote::Requested {
-                key,
-                value,
-                request,
-                ..
-            } => Some(ClientEvent::Call(request.op(key, value).to_kv_op())),
-            RaftNote::Acknowledged { answer, .. } => Some(ClientEvent::Return(answer.kv_ret())),
-            _ => None,
-        }
-    }
-}
