@@ -1,5 +1,5 @@
 //! The replica's key-value state machine and its clients: every replica applies the log in
-//! slot order to its [`Kv`] (a client's request takes effect once, however often it was
+//! slot order to its [`crate::kvstore::Kv`] (a client's request takes effect once, however often it was
 //! logged); the leader answers a request once it has applied it, any replica answers a retry
 //! it has already applied, and a replica that does not lead names the leader it follows. With
 //! `reads: LeaderLocal`, a leader answers reads from its own map without logging them.

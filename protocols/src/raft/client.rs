@@ -4,7 +4,7 @@
 //! request to some other randomly chosen server"; here the next one, so that runs replay).
 //!
 //! A write is acknowledged when the leader has committed and applied it; a retry keeps the
-//! request number, so the state machine applies it once ([`crate::raft::kv`]).
+//! request number, so the state machine applies it once ([`crate::kvstore::Kv`]).
 
 use crate::raft::config::RaftConfig;
 use crate::raft::handler::{Handler, RaftCommand, RaftTimer};

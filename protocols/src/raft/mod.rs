@@ -39,7 +39,7 @@
 //! ([`client`]) write through the leader, AppendEntries carries entries after a consistency
 //! check on (prevLogIndex, prevLogTerm), the leader commits an entry once a majority holds it
 //! *and it is of the leader's term*, and every server applies committed entries in order to a
-//! key-value map ([`kv`]). Figure 8 of the paper (`course/raft/figure-8`) is why the term
+//! key-value map ([`crate::kvstore`]). Figure 8 of the paper (`course/raft/figure-8`) is why the term
 //! condition exists.
 //!
 //! Our departures from the lesson's Python, on purpose: a candidate takes office at the first
