@@ -97,11 +97,6 @@ impl Write {
     pub fn op(&self) -> OpRef<'_> {
         self.request.op(&self.key, &self.value)
     }
-
-    /// The request as an operation of the key-value map the linearizability check knows.
-    pub fn kv_op(&self) -> crate::linearizability::KvOp {
-        self.op().to_kv_op()
-    }
 }
 
 impl Write {
