@@ -357,6 +357,12 @@ impl<A: Actor> Event<A> {
 pub trait TraceSink<A: Actor>: Send {
     /// Takes one record. A sink that can fail (a file) keeps its first error for the caller.
     fn record(&mut self, record: &Record<A>);
+
+    /// Takes one record the run no longer needs: a sink that keeps records (one that hands
+    /// them to another thread) takes them without a copy. By default, [`TraceSink::record`].
+    fn take(&mut self, record: Record<A>) {
+        self.record(&record);
+    }
 }
 
 /// How a run keeps its trace.

@@ -18,7 +18,7 @@ use traces::narrate::Detail;
 use traces::story::stream::{Shortener, Teller};
 use traces::story::{Shown, tell};
 use traces::view::TraceView;
-use traces::write::JsonLinesSink;
+use traces::write::{JsonLinesSink, TraceThread};
 use traces::{FORMAT_VERSION, Header, Lang, Story};
 
 /// How to run a scenario.
@@ -185,8 +185,9 @@ pub fn header<P: Protocol>(prep: &Prepared<P>, seed: u64) -> Header {
 pub fn trace_text<A: Actor>(header: &Header, records: &[Record<A>]) -> String {
     let mut buf = header.to_line().into_bytes();
     buf.push(b'\n');
+    let mut cache = traces::write::LineCache::default();
     for record in records {
-        traces::write::record_line(record, &mut buf);
+        traces::write::record_line_cached(record, &mut buf, &mut cache);
     }
     String::from_utf8(buf).expect("JSON is UTF-8")
 }
@@ -277,26 +278,41 @@ pub fn run_to<P: Story>(
     trace: Option<TraceOut<'_>>,
 ) -> (RunResult, io::Result<()>) {
     let seed = options.seed.unwrap_or(prep.doc.seed);
-    let mut listeners: Listeners<P> = Listeners {
-        kept: sim_core::KeptRecords::default(),
-        teller: Some(Teller::new(
-            options.lang,
-            options.detail,
-            options.story_lines.shortener(),
-        )),
-        trace: trace.map(|out| JsonLinesSink::new(out, &header(prep, seed).to_line())),
-        all: options.keep_view.then(Vec::new),
-    };
-    let mut sim = build_capped(prep, seed, options.max_steps);
-    let report = stream(&mut sim, |record| listeners.take(record));
-    let executed = Executed {
-        sim,
-        report,
-        kept: std::mem::take(&mut listeners.kept).into_records(),
-    };
-    let written = listeners
-        .trace
-        .map_or(Ok(()), |sink| sink.finish().map(drop));
+    // The trace is written on a thread of this scope, which ends once it has written all.
+    let (executed, listeners, written) = std::thread::scope(|scope| {
+        let (trace, started) = match trace.map(|out| {
+            let sink = JsonLinesSink::new(out, &header(prep, seed).to_line());
+            TraceThread::spawn_scoped(scope, sink)
+        }) {
+            None => (None, Ok(())),
+            Some(Ok(thread)) => (Some(thread), Ok(())),
+            Some(Err(e)) => (None, Err(e)),
+        };
+        let mut listeners: Listeners<P> = Listeners {
+            kept: sim_core::KeptRecords::default(),
+            teller: Some(Teller::new(
+                options.lang,
+                options.detail,
+                options.story_lines.shortener(),
+            )),
+            trace,
+            all: options.keep_view.then(Vec::new),
+        };
+        let mut sim = build_capped(prep, seed, options.max_steps);
+        let report = stream(&mut sim, |record| listeners.take(record));
+        let executed = Executed {
+            sim,
+            report,
+            kept: std::mem::take(&mut listeners.kept).into_records(),
+        };
+        let written = started.and_then(|()| {
+            listeners
+                .trace
+                .take()
+                .map_or(Ok(()), |thread| thread.finish().map(drop))
+        });
+        (executed, listeners, written)
+    });
     let story = listeners.teller.map(Teller::finish).unwrap_or_default();
     let (mut expectations, passed) = verdict(prep, &executed);
     let outcome = Outcome {

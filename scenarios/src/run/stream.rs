@@ -8,11 +8,11 @@
 //! run's memory is flat in its length unless the user asks for the whole of it (`--view`,
 //! `--full`).
 
-use sim_core::{Actor, KeptRecords, Record, RunReport, Sim, TraceMode, TraceSink};
+use sim_core::{Actor, KeptRecords, Record, RunReport, Sim, TraceMode};
 use std::io::Write;
 use traces::Story;
 use traces::story::stream::Teller;
-use traces::write::JsonLinesSink;
+use traces::write::TraceThread;
 
 /// Where a run's trace goes as it is made (a file, a digest, a buffer).
 pub type TraceOut<'w> = &'w mut (dyn Write + Send);
@@ -23,8 +23,8 @@ pub(super) struct Listeners<'w, P: Story> {
     pub kept: KeptRecords<P::Actor>,
     /// The story, when one is told.
     pub teller: Option<Teller<P>>,
-    /// The trace's JSON lines, when written.
-    pub trace: Option<JsonLinesSink<TraceOut<'w>>>,
+    /// The trace's JSON lines, when written (on a thread of their own).
+    pub trace: Option<TraceThread<P::Actor, TraceOut<'w>>>,
     /// Every record, when a view of the whole run is asked for.
     pub all: Option<Vec<Record<P::Actor>>>,
 }
@@ -32,15 +32,18 @@ pub(super) struct Listeners<'w, P: Story> {
 impl<P: Story> Listeners<'_, P> {
     /// Hands `record` to each listener.
     pub fn take(&mut self, record: Record<P::Actor>) {
-        if let Some(sink) = &mut self.trace {
-            sink.record(&record);
-        }
         self.kept.observe::<P>(&record);
         if let Some(all) = &mut self.all {
             all.push(record.clone());
         }
-        if let Some(teller) = &mut self.teller {
-            teller.push(record);
+        match (&mut self.teller, &mut self.trace) {
+            (Some(teller), Some(trace)) => {
+                teller.push(record.clone());
+                trace.take(record);
+            }
+            (Some(teller), None) => teller.push(record),
+            (None, Some(trace)) => trace.take(record),
+            (None, None) => {}
         }
     }
 }

@@ -610,7 +610,7 @@ impl<A: Actor> Sim<A> {
         match &mut self.trace {
             TraceMode::Off => {}
             TraceMode::Memory(records) => records.push(record),
-            TraceMode::Sink(sink) => sink.record(&record),
+            TraceMode::Sink(sink) => sink.take(record),
         }
     }
 
