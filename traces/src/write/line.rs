@@ -1,10 +1,10 @@
 //! One record as one JSON line, written without `serde_json` for the records a run makes most.
 //!
-//! A line's fixed parts (step, time, kind, ids, names) are made in a [`Line`], a buffer on the
+//! A line's fixed parts (step, time, kind, ids, names) are made in a `Line`, a buffer on the
 //! stack whose length stays in a register, and go to the output in one copy: appending each
 //! piece to the output `Vec` stores and reloads its length every time, a chain of dependent
 //! memory operations that cost more than making the text. Numbers are written in place, and
-//! names and the step's head are copied as fixed-size padded blocks (see [`Padded`]), so that
+//! names and the step's head are copied as fixed-size padded blocks (see `Padded`), so that
 //! no piece costs a call to `memcpy`. Values whose shape is the protocol's (a message, a note,
 //! a timer) are written by `serde_json`.
 

@@ -1,7 +1,7 @@
 //! Writing a trace as the run makes it: one JSON line per record.
 //!
-//! [`line`] makes a record's line; [`JsonLinesSink`] gathers lines and writes them in batches;
-//! [`thread`] does both on a thread of its own, so that a long run pays for its trace on a
+//! [`mod@line`] makes a record's line; [`JsonLinesSink`] gathers lines and writes them in batches;
+//! [`mod@thread`] does both on a thread of its own, so that a long run pays for its trace on a
 //! second core rather than on the kernel's.
 
 pub mod line;
