@@ -1,9 +1,9 @@
 //! One record as one JSON line, written without `serde_json` for the records a run makes most.
 //!
-//! A line's fixed parts (step, time, kind, ids, names) are made in a `Line`, a buffer on the
-//! stack whose length stays in a register, and go to the output in one copy: appending each
-//! piece to the output `Vec` stores and reloads its length every time, a chain of dependent
-//! memory operations that cost more than making the text. Numbers are written in place, and
+//! A line's fixed parts (step, time, kind, ids, names) are made in a `Line`, a scratch buffer
+//! the cache keeps, whose length stays in a register, and go to the output in one copy:
+//! appending each piece to the output `Vec` stores and reloads its length every time, a chain
+//! of dependent memory operations that cost more than making the text. Numbers are written in place, and
 //! names and the step's head are copied as fixed-size padded blocks (see `Padded`), so that
 //! no piece costs a call to `memcpy`. Values whose shape is the protocol's (a message, a note,
 //! a timer) are written by `serde_json`.
@@ -246,24 +246,17 @@ fn write_head(
         line.padded(cached);
         return;
     }
-    let start = line.len;
+    // A head starts its line, so it is never spilled and the first HEAD bytes of the buffer
+    // hold it: they are kept whole (a fixed-size copy).
+    debug_assert_eq!(line.len, 0, "a head starts its line");
     line.text(b"{\"step\":");
     line.number(step);
     line.text(b",\"time\":");
     line.number(time);
-    // A head starts a line, so it is never spilled and the first HEAD bytes of the line hold
-    // it: they are kept whole (a fixed-size copy).
-    debug_assert_eq!(start, 0, "a head starts its line");
     let mut bytes = [0; HEAD];
     bytes.copy_from_slice(&line.bytes[..HEAD]);
-    *head = Some((
-        step,
-        time,
-        Padded {
-            bytes,
-            len: line.len - start,
-        },
-    ));
+    let len = line.len;
+    *head = Some((step, time, Padded { bytes, len }));
 }
 
 impl Texts {
@@ -297,8 +290,8 @@ impl Texts {
 /// The bytes a [`Line`] holds before it goes to its output.
 const LINE: usize = 128;
 
-/// A line being made: bytes on the stack, handed to `out` when full ([`Line::spill`]), before
-/// a value `serde_json` writes, and at the end. Every method is inlined, so that `len` stays
+/// A line being made in the cache's scratch buffer, handed to `out` when full
+/// ([`Line::spill`]), before a value `serde_json` writes, and at the end. Every method is inlined, so that `len` stays
 /// in a register.
 struct Line<'a> {
     out: &'a mut Vec<u8>,
@@ -593,7 +586,7 @@ mod tests {
         }
     }
 
-    /// A line longer than the stack buffer (a long name) is handed over in parts, whole.
+    /// A line longer than the scratch buffer (a long name) is handed over in parts, whole.
     #[test]
     fn long_texts_spill_whole() {
         let long = "n".repeat(3 * LINE);
